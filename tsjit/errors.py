@@ -1,0 +1,62 @@
+"""The exceptions tsjit raises to its users.
+
+Every error a user can cause is one of these types, so callers can catch tsjit's errors without catching
+internal bugs. Errors that point into source text carry a SourceRange and render the offending line with
+`~~~~ <--- HERE` underneath (see tsjit.frontend.source_range.SourceRange.highlight).
+"""
+
+from __future__ import annotations
+
+
+class TsjitError(Exception):
+    """Base class of every error tsjit raises on bad input."""
+
+
+class IRError(TsjitError):
+    """A graph breaks an invariant of the IR (raised by Graph.lint and by graph-manipulation methods)."""
+
+
+class SchemaError(TsjitError):
+    """A FunctionSchema string is malformed, or no overload of an operator matches the arguments."""
+
+
+class ParseError(TsjitError):
+    """Text (IR, schema or source) could not be parsed; the message gives line and column."""
+
+
+class FrontendError(TsjitError):
+    """A TorchScript program is rejected by the lexer, parser or IR emitter."""
+
+
+class RuntimeTsjitError(TsjitError):
+    """A graph failed while running (raised by the interpreter around the failing node)."""
+
+
+class SerializationError(TsjitError):
+    """An archive could not be read or written; the message names the archive member."""
+
+
+class MLIRError(TsjitError):
+    """A program could not be imported into, lowered through, or run from MLIR."""
+
+
+class ErrorWithSourceRange(TsjitError):
+    """Mixin behaviour for errors that point into source: the message ends with the highlighted range."""
+
+    def __init__(self, message: str, source_range=None):
+        self.message = message
+        self.source_range = source_range
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        if self.source_range is None:
+            return self.message
+        return f"{self.message}:\n{self.source_range.highlight()}"
+
+
+class SourceParseError(ErrorWithSourceRange, ParseError):
+    """A parse error at a place in source text."""
+
+
+class CompileError(ErrorWithSourceRange, FrontendError):
+    """A TorchScript compilation error at a place in source text."""

@@ -1,0 +1,38 @@
+"""tsjit: TorchScript, written in Python.
+
+The public API is named like torch.jit. Parts load on first use, so `import tsjit` stays cheap:
+
+    tsjit.parse_ir(text)                      # TorchScript graph text -> Graph
+    tsjit.run_graph(graph, *args)             # run any graph with the interpreter
+    tsjit.register_operator(schema, fn)       # open operator registration
+    tsjit.fork(fn, *args) / tsjit.wait(fut)   # asynchronous calls
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from tsjit.errors import TsjitError
+from tsjit.ir.graph import Block, Graph, Node, Use, Value
+
+# public name -> module that defines it (imported on first access)
+_LAZY = {
+    "parse_ir": "tsjit.ir.parser",
+    "parse_schema": "tsjit.ir.schema",
+    "register_operator": "tsjit.ops.registry",
+    "run_graph": "tsjit.runtime.run",
+    "fork": "tsjit.runtime.futures",
+    "wait": "tsjit.runtime.futures",
+    "Future": "tsjit.runtime.futures",
+}
+
+__all__ = ["Block", "Graph", "Node", "TsjitError", "Use", "Value", *_LAZY]
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tsjit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

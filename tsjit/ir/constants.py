@@ -1,0 +1,84 @@
+"""prim::Constant nodes: building them from Python values and reading their values back.
+
+The attribute kind follows TorchScript's insertConstant: ints and bools are `i` (the output type tells them
+apart), floats `f`, complex `c`, strings and devices `s` (a Device constant prints as `value="cpu"`), tensors `t`,
+and lists, tuples and other values `ival`. None has no attribute. dtypes, layouts and memory formats are ints.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from tsjit.errors import IRError
+from tsjit.ir.scalar_type import dtype_to_code, layout_to_code, memory_format_to_code
+from tsjit.ir.symbols import attr, prim
+
+
+def create_constant(graph, value: Any, type_=None):
+    """An unplaced prim::Constant node of `graph` whose output holds `value`."""
+    from tsjit.ir import types
+
+    node = graph.create(prim.Constant)
+    node.output().set_type(type_ if type_ is not None else _constant_type(value, types))
+    stored, kind = _normalize(value)
+    if kind is not None:
+        node._set_attribute(attr.value, kind, stored)
+    return node
+
+
+def constant_value(node) -> Any:
+    """The Python value a prim::Constant node produces."""
+    if node.kind is not prim.Constant:
+        raise IRError(f"{node.kind} is not a prim::Constant")
+    if not node.has_attribute(attr.value):
+        return None
+    kind, value = node._attribute(attr.value)
+    return _value_of_kind(kind, value, node.output().type)
+
+
+def _value_of_kind(kind: str, value: Any, type_) -> Any:
+    from tsjit.ir.types import BoolType, DeviceType
+
+    if kind == "i" and isinstance(type_, BoolType):
+        return bool(value)
+    if kind == "s" and isinstance(type_, DeviceType):
+        return torch.device(value)
+    if kind == "ival" and isinstance(value, list):
+        return list(value)
+    return value
+
+
+def _normalize(value: Any) -> tuple[Any, str | None]:
+    """The attribute value and kind that store `value`."""
+    if value is None:
+        return None, None
+    if isinstance(value, bool | int):
+        return int(value), "i"
+    if isinstance(value, float):
+        return value, "f"
+    if isinstance(value, complex):
+        return value, "c"
+    if isinstance(value, str):
+        return value, "s"
+    if isinstance(value, torch.device):
+        return str(value), "s"
+    if isinstance(value, torch.Tensor):
+        return value, "t"
+    for convert, python_type in ((dtype_to_code, torch.dtype), (layout_to_code, torch.layout),
+                                 (memory_format_to_code, torch.memory_format)):
+        if isinstance(value, python_type):
+            return convert(value), "i"
+    return value, "ival"
+
+
+def _constant_type(value: Any, types):
+    """The output type of a constant built from a value `_normalize` accepted."""
+    if isinstance(value, torch.device):
+        return types.DeviceType.get()
+    if isinstance(value, torch.Tensor):
+        return types.TensorType.create_from_tensor(value)
+    if isinstance(value, torch.dtype | torch.layout | torch.memory_format):
+        return types.IntType.get()
+    return types.type_of(value)

@@ -66,10 +66,12 @@ def _normalize(value: Any) -> tuple[Any, str | None]:
         return str(value), "s"
     if isinstance(value, torch.Tensor):
         return value, "t"
-    for convert, python_type in ((dtype_to_code, torch.dtype), (layout_to_code, torch.layout),
-                                 (memory_format_to_code, torch.memory_format)):
-        if isinstance(value, python_type):
-            return convert(value), "i"
+    if isinstance(value, torch.dtype):
+        return dtype_to_code(value), "i"
+    if isinstance(value, torch.layout):
+        return layout_to_code(value), "i"
+    if isinstance(value, torch.memory_format):
+        return memory_format_to_code(value), "i"
     return value, "ival"
 
 

@@ -246,15 +246,15 @@ class Node:
     # ---- placement -----------------------------------------------------------------------------------------
     def insert_before(self, anchor: Node) -> Node:
         """Put this (unplaced) node right before `anchor` in anchor's block."""
-        self._check_placeable(anchor)
-        return self._link_after(anchor.prev, anchor.owning_block)
+        prev, block = self._check_placeable(anchor)
+        return self._link_after(prev, block)
 
     def insert_after(self, anchor: Node) -> Node:
         """Put this (unplaced) node right after `anchor` in anchor's block."""
-        self._check_placeable(anchor)
+        _, block = self._check_placeable(anchor)
         if anchor.kind is prim.Return:
             raise IRError("cannot insert a node after a block's prim::Return")
-        return self._link_after(anchor, anchor.owning_block)
+        return self._link_after(anchor, block)
 
     def move_before(self, anchor: Node) -> Node:
         self._unlink()
@@ -276,16 +276,19 @@ class Node:
     def is_after(self, other: Node) -> bool:
         return other is not self and other.is_before(self)
 
-    def _check_placeable(self, anchor: Node) -> None:
+    def _check_placeable(self, anchor: Node) -> tuple[Node, Block]:
+        """Check that this node may go next to `anchor`; return anchor's predecessor and block."""
         if self.next is not None:
             raise IRError(f"{self.kind} is already in a block; use move_before/move_after")
         if anchor.graph is not self.graph:
             raise IRError(f"cannot place {self.kind} next to a node of another graph")
-        if anchor.next is None:
+        if anchor.prev is None or anchor.owning_block is None:
             raise IRError(f"cannot place {self.kind} next to {anchor.kind}, which is not in a block's node list")
+        return anchor.prev, anchor.owning_block
 
     def _link_after(self, prev: Node, block: Block) -> Node:
         nxt = prev.next
+        assert nxt is not None, "a placed node always has a successor"
         self.prev, self.next, self.owning_block = prev, nxt, block
         prev.next = self
         nxt.prev = self
@@ -293,7 +296,7 @@ class Node:
         return self
 
     def _unlink(self) -> None:
-        if self.next is None:
+        if self.next is None or self.prev is None:
             return
         self.prev.next = self.next
         self.next.prev = self.prev
@@ -522,14 +525,14 @@ class Block:
     def nodes(self) -> Iterator[Node]:
         """The nodes in order; the current node may be destroyed or moved while iterating."""
         node = self.return_node.next
-        while node is not self.return_node:
+        while node is not self.return_node and node is not None:
             following = node.next
             yield node
             node = following
 
     def reverse_nodes(self) -> Iterator[Node]:
         node = self.return_node.prev
-        while node is not self.return_node:
+        while node is not self.return_node and node is not None:
             preceding = node.prev
             yield node
             node = preceding
@@ -567,7 +570,8 @@ class Block:
         return node.insert_before(self.return_node)
 
     def prepend_node(self, node: Node) -> Node:
-        return node.insert_after(self.return_node) if self.is_empty() else node.insert_before(self.return_node.next)
+        first = self.return_node.next
+        return node.insert_after(self.return_node) if first is None or self.is_empty() else node.insert_before(first)
 
     def clone_from(self, source: Block, value_map: Callable[[Value], Value]) -> None:
         """Append copies of `source`'s inputs, nodes and outputs; `value_map` maps values from outside `source`."""
@@ -587,6 +591,7 @@ class Block:
     def _assign_position(self, node: Node) -> None:
         """Give a newly linked node a position between its neighbours, renumbering the block if none is free."""
         # the list is circular through the return node, which is "before the first" as well as "after the last"
+        assert node.prev is not None and node.next is not None, "positions are assigned to linked nodes"
         low = -math.inf if node.prev is self.return_node else node.prev._position
         high = node.next._position
         if low == -math.inf and high == math.inf:
@@ -802,12 +807,11 @@ def _ancestors_in_common_block(a: Node, b: Node) -> tuple[Node, Node]:
 def _ancestor_chain(node: Node) -> list[Node]:
     """`node`, then the node owning its block, and so on up to the top-level block."""
     chain = []
-    while node is not None:
-        chain.append(node)
-        block = node.owning_block
-        if block is None:
-            break
-        node = block.owning_node
+    current: Node | None = node
+    while current is not None:
+        chain.append(current)
+        block = current.owning_block
+        current = block.owning_node if block is not None else None
     return chain
 
 

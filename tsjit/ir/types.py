@@ -309,7 +309,7 @@ class TensorType(Type):
         return dataclasses.replace(self, dtype=dtype)
 
     def with_device(self, device: torch.device | str | None) -> TensorType:
-        return dataclasses.replace(self, device=device)
+        return dataclasses.replace(self, device=torch.device(device) if isinstance(device, str) else device)
 
     def with_requires_grad(self, requires_grad: bool | None) -> TensorType:
         return dataclasses.replace(self, requires_grad=requires_grad)
@@ -317,7 +317,7 @@ class TensorType(Type):
     def with_sizes(self, sizes: Iterable[int | None] | None, strides: Iterable[int | None] | None = None
                    ) -> TensorType:
         """This type with new sizes; strides are unknown unless given, since old strides may not fit."""
-        return dataclasses.replace(self, sizes=sizes, strides=strides)
+        return dataclasses.replace(self, sizes=_dims(sizes), strides=_dims(strides))
 
     def with_rank(self, rank: int | None) -> TensorType:
         """This type with `rank` dimensions of unknown size (unknown rank if None)."""
@@ -359,7 +359,7 @@ class TensorType(Type):
     def _details(self) -> str:
         """The parenthesized part; shown when anything besides dtype is known."""
         parts = [_format_dims(self.sizes)] if self.sizes else []
-        if self.rank and self._dims_complete(self.strides):
+        if self.rank and self.strides is not None and self._dims_complete(self.strides):
             parts.append(f"strides=[{_format_dims(self.strides)}]")
         if self.requires_grad is not None:
             parts.append(f"requires_grad={int(self.requires_grad)}")
@@ -692,7 +692,7 @@ def _optional_element(elem: Type) -> Type:
         # c10 checks the element's form here and so makes Optional[Optional[Scalar]] `Union(Scalar)?`, a
         # type that becomes `Scalar?` when rebuilt; checking the members keeps the canonical form stable
         return NumberType.get()
-    return UnionType(others)
+    return UnionType(tuple(others))
 
 
 # ------------------------------------------------------------------------------------------------ other types
@@ -970,7 +970,8 @@ def _unify_tuples(a: TupleType, b: TupleType, default_to_union: bool) -> Type | 
     if len(a.elements) != len(b.elements):
         return None
     elements = [unify_types(x, y, default_to_union) for x, y in zip(a.elements, b.elements)]
-    return None if None in elements else TupleType(tuple(elements))
+    known = [e for e in elements if e is not None]
+    return TupleType(tuple(known)) if len(known) == len(elements) else None
 
 
 def unify_type_list(types: Sequence[Type], default_to_union: bool = False, type_hint: Type | None = None
@@ -978,11 +979,12 @@ def unify_type_list(types: Sequence[Type], default_to_union: bool = False, type_
     """Unify `types` left to right (c10's unifyTypeList); None if the list is empty or a type does not fit."""
     if not types:
         return None
-    unified: Type | None = types[0]
+    unified = types[0]
     for t in types[1:]:
-        unified = unify_types(unified, t, default_to_union, type_hint)
-        if unified is None:
+        step = unify_types(unified, t, default_to_union, type_hint)
+        if step is None:
             return None
+        unified = step
     return unified
 
 

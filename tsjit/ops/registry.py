@@ -1,0 +1,212 @@
+"""The operator registry: every FunctionSchema tsjit knows, each with a way to obtain its Operation.
+
+An `Operator` is a FunctionSchema plus how to get the Python callable (the "Operation") that runs it
+(seed: jit-overview.md "Operator", pytorch-ir-2018.md "Operator registration"). Operations take a node's
+inputs positionally and return its output: one value, a tuple for several outputs, None for none.
+
+Where operators come from:
+- PyTorch's own schemas (the dispatcher's and the JIT-only builtins), loaded lazily one operator name at a
+  time on the first lookup of that name: `import tsjit` parses nothing.
+- Dispatcher schemas (`aten::add.Tensor`) run by calling the exact `torch.ops.aten.add.Tensor` OpOverload,
+  resolved once, the first time the operation is asked for.
+- JIT-only schemas (`aten::add.int`, `aten::len.t`, prim ops with schemas) are known by schema only; tsjit's
+  builtins supply their implementations through `register_operator`.
+- Anyone registers more at run time:
+
+      @register_operator("my::scale(Tensor a, float s) -> Tensor")
+      def scale(a, s):
+          return a * s
+
+  Registering a schema identical to a known one replaces that operator's implementation in place.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from tsjit.errors import SchemaError
+from tsjit.ir.schema import FunctionSchema, parse_schema, parse_schema_or_name
+from tsjit.ir.symbols import Symbol
+
+Operation = Callable[..., Any]
+OperationFactory = Callable[[Any], Operation]  # node (or None) -> Operation
+
+
+class Operator:
+    """A FunctionSchema plus its implementation: a fixed Operation or a factory that builds one from a node.
+
+    Factories serve operators whose behaviour depends on the node (how many values `prim::TupleUnpack` pushes,
+    attributes); they receive the node, or None when asked without one.
+    """
+
+    __slots__ = ("schema", "_operation", "_operation_factory")
+
+    def __init__(self, schema: FunctionSchema, operation: Operation | None = None,
+                 operation_factory: OperationFactory | None = None):
+        self.schema = schema
+        self._operation: Operation | None = None
+        self._operation_factory: OperationFactory | None = None
+        self.set_operation(operation, operation_factory=operation_factory)
+
+    @property
+    def has_operation(self) -> bool:
+        return self._operation is not None or self._operation_factory is not None
+
+    def set_operation(self, operation: Operation | None = None, *,
+                      operation_factory: OperationFactory | None = None) -> None:
+        """Install an implementation (either a callable or a factory), replacing the previous one."""
+        if operation is not None and operation_factory is not None:
+            raise SchemaError(f"{self.schema.operator_name}: give an operation or an operation_factory, "
+                              "not both")
+        self._operation, self._operation_factory = operation, operation_factory
+
+    def get_operation(self, node=None) -> Operation:
+        """The callable running this operator (for `node`, when the implementation depends on it)."""
+        if self._operation is not None:
+            return self._operation
+        if self._operation_factory is not None:
+            return self._operation_factory(node)
+        raise SchemaError(f"operator {self.schema} has no implementation; register one with "
+                          f"tsjit.ops.register_operator")
+
+    def __repr__(self) -> str:
+        return f"Operator({str(self.schema)!r})"
+
+
+# ---- the registry: operator name -> its operators in a stable order (PyTorch's, then later registrations)
+_operators_by_kind: dict[Symbol, list[Operator]] = {}
+_lock = threading.RLock()
+
+
+def get_operators(kind: Symbol | str) -> list[Operator]:
+    """All operators named `kind` (`aten.add`) in matching order: PyTorch's order, then registrations."""
+    return list(_operators_for(Symbol(kind)))
+
+
+def find_operator(schema_or_name: FunctionSchema | str) -> Operator | None:
+    """The operator with this exact schema or this `ns::name.overload` ("ns::name": the empty overload)."""
+    parsed = parse_schema_or_name(schema_or_name) if isinstance(schema_or_name, str) else schema_or_name
+    operators = _operators_for(Symbol(parsed.name))
+    if isinstance(parsed, FunctionSchema):
+        return _find_identical(operators, parsed)
+    return _find_overload(operators, parsed.overload_name)
+
+
+def register_operator(schema: FunctionSchema | str, fn: Operation | None = None, *,
+                      operation_factory: OperationFactory | None = None):
+    """Register an operator at run time and return its Operator.
+
+    Without `fn` and `operation_factory` this is a decorator, `@register_operator("my::op(Tensor a) -> int")`,
+    which registers the decorated function and returns the function unchanged.
+
+    An identical schema that is already known gets the new implementation (that is how builtins implement
+    PyTorch's JIT-only schemas); a different schema under an existing `ns::name.overload` is an error.
+    """
+    schema = _as_schema(schema)
+    if fn is not None or operation_factory is not None:
+        return _register(schema, fn, operation_factory)
+
+    def decorator(function: Operation) -> Operation:
+        _register(schema, function, None)
+        return function
+
+    return decorator
+
+
+def _register(schema: FunctionSchema, fn: Operation | None, factory: OperationFactory | None) -> Operator:
+    with _lock:
+        operators = _operators_for(Symbol(schema.name))
+        existing = _find_overload(operators, schema.overload_name)
+        if existing is None:
+            operators.append(Operator(schema, fn, factory))
+            return operators[-1]
+        if str(existing.schema) != str(schema):
+            raise SchemaError(f"cannot register {schema}: {schema.operator_name} is already registered as "
+                              f"{existing.schema}")
+        existing.set_operation(fn, operation_factory=factory)
+        return existing
+
+
+def _operators_for(kind: Symbol) -> list[Operator]:
+    """The registry's own list for `kind`, loading PyTorch's schemas of that name on first use."""
+    operators = _operators_by_kind.get(kind)
+    if operators is not None:
+        return operators
+    with _lock:
+        if kind not in _operators_by_kind:
+            _operators_by_kind[kind] = _load_torch_operators(kind)
+        return _operators_by_kind[kind]
+
+
+def _find_identical(operators: list[Operator], schema: FunctionSchema) -> Operator | None:
+    text = str(schema)
+    return next((op for op in operators if str(op.schema) == text), None)
+
+
+def _find_overload(operators: list[Operator], overload: str) -> Operator | None:
+    return next((op for op in operators if op.schema.overload_name == overload), None)
+
+
+def _as_schema(schema: FunctionSchema | str) -> FunctionSchema:
+    return schema if isinstance(schema, FunctionSchema) else parse_schema(schema)
+
+
+# ---- PyTorch's operators -----------------------------------------------------------------------------------
+def _load_torch_operators(kind: Symbol) -> list[Operator]:
+    """PyTorch's schemas named `kind`, in PyTorch's order (the order TorchScript matches overloads in)."""
+    schemas = torch._C._jit_get_schemas_for_operator(kind)
+    return [_torch_operator(parse_schema(str(schema))) for schema in schemas]
+
+
+def _torch_operator(schema: FunctionSchema) -> Operator:
+    if not _in_dispatcher(schema):
+        return Operator(schema)
+    return Operator(schema, operation_factory=_DispatcherOperation(schema))
+
+
+def _in_dispatcher(schema: FunctionSchema) -> bool:
+    try:
+        torch._C._dispatch_find_schema_or_throw(schema.name, schema.overload_name)
+    except RuntimeError:
+        return False
+    return True
+
+
+class _DispatcherOperation:
+    """An operation factory for a dispatcher schema: resolves the OpOverload once, on first request."""
+
+    __slots__ = ("schema", "_operation")
+
+    def __init__(self, schema: FunctionSchema):
+        self.schema = schema
+        self._operation: Operation | None = None
+
+    def __call__(self, node=None) -> Operation:
+        if self._operation is None:
+            self._operation = _call_by_position(_op_overload(self.schema), self.schema)
+        return self._operation
+
+
+def _op_overload(schema: FunctionSchema) -> torch._ops.OpOverload:
+    """`torch.ops.<ns>.<name>.<overload>` for a schema (the empty overload is spelled `default`)."""
+    ns, _, name = schema.name.partition("::")
+    packet = getattr(getattr(torch.ops, ns), name)
+    return getattr(packet, schema.overload_name or "default")
+
+
+def _call_by_position(op_overload: torch._ops.OpOverload, schema: FunctionSchema) -> Operation:
+    """Adapt an OpOverload to positional inputs: graph nodes pass kwarg-only arguments positionally too."""
+    keywords = [argument.name for argument in schema.arguments if argument.kwarg_only]
+    if not keywords:
+        return op_overload
+    positional = len(schema.arguments) - len(keywords)
+
+    def operation(*inputs):
+        return op_overload(*inputs[:positional], **dict(zip(keywords, inputs[positional:])))
+
+    operation.__name__ = f"{schema.operator_name}"
+    return operation

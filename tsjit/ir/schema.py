@@ -1,0 +1,590 @@
+"""FunctionSchema: the signature of an operator or function, and its text form.
+
+    schema = parse_schema("aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
+    schema.operator_name          # "aten::add.Tensor"
+    schema.arguments[2]           # Argument(name='alpha', kwarg_only=True, default_value=1, ...)
+    str(schema)                   # the text again, byte for byte as str(torch._C.FunctionSchema) prints it
+
+The grammar (torch/csrc/jit/frontend/function_schema_parser.cpp):
+
+    schema    := name ['.' overload] '(' [arg {',' arg}] ')' '->' returns
+    arg       := type [alias] ['[' N ']' [alias]] ['?'] name ['=' default]  |  '*'  |  '...'
+    returns   := return | '...' | '(' [return {',' return}] ')'           return := type [name]
+    alias     := '(' sets ['!'] ['->' sets] ')'                            sets := (name | '*') {'|' ...}
+
+`*` makes the following arguments keyword-only, `...` accepts any further arguments (or returns). Alias
+annotations say which inputs and outputs may share memory: `Tensor(a!) self` is written in place,
+`-> Tensor(a)` returns a view of whatever is in set `a`, `Tensor(a -> *)` may end up in the wildcard set, and
+`Tensor(a!)[]` is a list whose elements are written. Types are read by tsjit.ir.type_parser (schema dialect).
+
+Defaults follow torch, quirks included: `int[2] stride=1` means `[1, 1]` and prints back as `1`;
+the enum names `float`, `complex`, `long`, `strided`, `contiguous_format` and `Mean` become their integer
+codes and print as integers; floats print with 17 significant digits (`1.0000000000000001e-05`) or as `1.`;
+strings print with C escapes. Alias sets print in the order written: torch prints a reparsed set in hash-set
+order (`Tensor(a|b)` comes back as `Tensor(b|a)`), which tsjit does not copy, so that the schemas torch prints
+read back verbatim.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import torch
+
+from tsjit.errors import SchemaError, SourceParseError
+from tsjit.frontend.lexer import (
+    TK_ARROW,
+    TK_DOTS,
+    TK_EOF,
+    TK_FALSE,
+    TK_IDENT,
+    TK_NEWLINE,
+    TK_NONE,
+    TK_NUMBER,
+    TK_STRINGLITERAL,
+    TK_TRUE,
+    Lexer,
+    Token,
+    parse_string_literal,
+)
+from tsjit.frontend.source_range import Source
+from tsjit.ir import types as T
+
+WILDCARD = "*"
+
+# Identifiers torch accepts as numeric defaults, with the enum values they stand for.
+_NAMED_DEFAULTS = {"float": 6, "complex": 9, "long": 4, "strided": 0, "Mean": 1, "contiguous_format": 0}
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+class AliasInfo:
+    """The alias annotation of one argument or return, or (in contained_types) of what a container holds.
+
+    before_set: the alias sets the value may be in when the operator starts (`a` in `Tensor(a)`, `*` for the
+    wildcard); after_set: the sets it may be in afterwards (differs only with `->`); is_write: the operator
+    writes to it (`!`). Sets compare as sets; their written order is kept for printing only.
+    """
+
+    __slots__ = ("before_set", "after_set", "is_write", "contained_types", "_before_order", "_after_order")
+
+    def __init__(self, before_set: Iterable[str] = (), after_set: Iterable[str] = (), is_write: bool = False,
+                 contained_types: Sequence[AliasInfo] = ()):
+        self._before_order = _ordered(before_set)
+        self._after_order = _ordered(after_set)
+        self.before_set = frozenset(self._before_order)
+        self.after_set = frozenset(self._after_order)
+        self.is_write = is_write
+        self.contained_types = tuple(contained_types)
+
+    @property
+    def is_wildcard_before(self) -> bool:
+        return WILDCARD in self.before_set
+
+    @property
+    def is_wildcard_after(self) -> bool:
+        return WILDCARD in self.after_set
+
+    def with_contained_types(self, contained_types: Sequence[AliasInfo]) -> AliasInfo:
+        return AliasInfo(self._before_order, self._after_order, self.is_write, contained_types)
+
+    def _key(self) -> tuple:
+        return self.before_set, self.after_set, self.is_write, self.contained_types
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AliasInfo) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __str__(self) -> str:
+        """`(a)`, `(a!)`, `(a -> *)`: the schema spelling, without the contained types."""
+        text = "(" + "|".join(self._before_order) + ("!" if self.is_write else "")
+        if self.before_set != self.after_set:
+            text += " -> " + "|".join(self._after_order)
+        return text + ")"
+
+    def __repr__(self) -> str:
+        contained = f", contained_types={list(self.contained_types)}" if self.contained_types else ""
+        return (f"AliasInfo(before_set={set(self._before_order)}, after_set={set(self._after_order)}, "
+                f"is_write={self.is_write}{contained})")
+
+
+def nest_alias_info(container: AliasInfo | None, element: AliasInfo | None) -> AliasInfo | None:
+    """The alias info of a list whose own annotation is `container` and whose elements have `element`.
+
+    An annotated element needs a container annotation to hang from; torch then creates one without sets that
+    is written to exactly when the element is (so `Tensor(a!)[]` is a mutable list of tensors).
+    """
+    if element is None:
+        return container
+    if container is None:
+        container = AliasInfo((), (), is_write=element.is_write)
+    return container.with_contained_types((*container.contained_types, element))
+
+
+def _ordered(sets: Iterable[str]) -> tuple[str, ...]:
+    """Set names in a stable order: as given for sequences (duplicates dropped), sorted for sets."""
+    if isinstance(sets, set | frozenset):
+        return tuple(sorted(sets))
+    return tuple(dict.fromkeys(sets))
+
+
+class _NoDefault:
+    """The type of NO_DEFAULT, which marks an argument without a default (None is a default value)."""
+
+    _instance: _NoDefault | None = None
+
+    def __new__(cls) -> _NoDefault:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "NO_DEFAULT"
+
+
+NO_DEFAULT: Any = _NoDefault()
+
+
+@dataclass(frozen=True, eq=False)
+class Argument:
+    """One argument or return of a schema.
+
+    `type` is the type IR values carry; `real_type` the type as written, which differs for ScalarType,
+    Layout, MemoryFormat and SymInt (carried as int) and containers of them. `N` is the size of a fixed-size
+    list (`int[2]`), so a single value can stand for the whole list. Returns have no defaults and may be
+    unnamed (name "").
+    """
+
+    name: str
+    type: T.Type
+    real_type: T.Type = None  # type: ignore[assignment]  # defaults to `type`
+    N: int | None = None
+    default_value: Any = NO_DEFAULT
+    kwarg_only: bool = False
+    alias_info: AliasInfo | None = None
+    _key: tuple = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.real_type is None:
+            object.__setattr__(self, "real_type", self.type)
+        key = (self.name, self.type, self.real_type, self.N, _typed(self.default_value), self.kwarg_only,
+               self.alias_info)
+        object.__setattr__(self, "_key", key)
+
+    @property
+    def has_default(self) -> bool:
+        return self.default_value is not NO_DEFAULT
+
+    @property
+    def is_out(self) -> bool:
+        """Whether this is an `out=` argument: keyword-only and written to."""
+        return self.kwarg_only and self.alias_info is not None and self.alias_info.is_write
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Argument) and self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __str__(self) -> str:
+        """`Tensor(a!) self`, `int[2] stride=1`, `ScalarType? dtype=None`: as torch prints an Argument."""
+        real = self.real_type
+        bare = real.elem if isinstance(real, T.OptionalType) else real
+        is_optional = bare is not real
+        text = self._bare_type_text(bare)
+        if self.alias_info is not None and self.alias_info.before_set:
+            text += str(self.alias_info)
+        if is_optional:
+            text += "?"
+        if self.name:
+            text += " " + self.name
+        if self.has_default:
+            text += "=" + self._default_text(bare)
+        return text
+
+    def _bare_type_text(self, bare: T.Type) -> str:
+        """The type without `?`; a list shows its elements' alias annotation and its size inside."""
+        if not isinstance(bare, T.ListType):
+            return bare.schema_str()
+        elements_alias = ""
+        if self.alias_info is not None and self.alias_info.contained_types:
+            elements_alias = str(self.alias_info.contained_types[0])
+        size = "" if self.N is None else str(self.N)
+        return f"{bare.elem.schema_str()}{elements_alias}[{size}]"
+
+    def _default_text(self, bare: T.Type) -> str:
+        value = self.default_value
+        if isinstance(bare, T.StringType) and isinstance(value, str):
+            return quote_string(value)
+        real = self.real_type
+        if isinstance(real, T.ListType) and isinstance(real.elem, T.IntType) and _is_repeated(value):
+            return format_value(value[0])  # `int[2] stride=1`, as written in native_functions.yaml
+        return format_value(value)
+
+
+def _is_repeated(value: Any) -> bool:
+    return isinstance(value, list) and len(value) > 1 and all(v == value[0] for v in value)
+
+
+def _typed(value: Any) -> Any:
+    """A comparison key that tells True from 1 and 1 from 1.0, as IValue equality does."""
+    if isinstance(value, list):
+        return "list", tuple(_typed(v) for v in value)
+    if isinstance(value, torch.device):
+        return "device", str(value)
+    return type(value).__name__, value
+
+
+class OperatorName(NamedTuple):
+    """A schema's name without its signature: `aten::add` and overload `Tensor`."""
+
+    name: str
+    overload_name: str
+
+    def __str__(self) -> str:
+        return f"{self.name}.{self.overload_name}" if self.overload_name else self.name
+
+
+@dataclass(frozen=True)
+class FunctionSchema:
+    """The signature of an operator or TorchScript function."""
+
+    name: str
+    overload_name: str
+    arguments: tuple[Argument, ...]
+    returns: tuple[Argument, ...]
+    is_vararg: bool = False
+    is_varret: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "arguments", tuple(self.arguments))
+        object.__setattr__(self, "returns", tuple(self.returns))
+        self._check_default_order()
+
+    def _check_default_order(self) -> None:
+        """Positional arguments with defaults come last (lists are exempt, as old archives need)."""
+        seen_default = False
+        for argument in self.arguments:
+            if argument.has_default:
+                seen_default = True
+            elif seen_default and not argument.kwarg_only and not isinstance(argument.type, T.ListType):
+                raise SchemaError("Non-default positional argument follows default argument. Parameter "
+                                  f"{argument.name} in {self}")
+
+    @property
+    def operator_name(self) -> str:
+        """`aten::add.Tensor`, or just the name when there is no overload name."""
+        return f"{self.name}.{self.overload_name}" if self.overload_name else self.name
+
+    @property
+    def is_mutable(self) -> bool:
+        """Whether the operator writes to any of its arguments."""
+        return any(a.alias_info is not None and a.alias_info.is_write for a in self.arguments)
+
+    def argument_index(self, name: str) -> int | None:
+        """The position of the argument called `name`, or None."""
+        for index, argument in enumerate(self.arguments):
+            if argument.name == name:
+                return index
+        return None
+
+    def __str__(self) -> str:
+        return f"{self.operator_name}({self._arguments_text()}) -> {self._returns_text()}"
+
+    def _arguments_text(self) -> str:
+        parts, seen_kwarg_only = [], False
+        for argument in self.arguments:
+            if argument.kwarg_only and not seen_kwarg_only:
+                parts.append("*")
+                seen_kwarg_only = True
+            parts.append(str(argument))
+        if self.is_vararg:
+            parts.append("...")
+        return ", ".join(parts)
+
+    def _returns_text(self) -> str:
+        """`Tensor`, `(Tensor a, Tensor b)`, `()`, `...`; one return is parenthesized only if its text starts
+        with `(` (a tuple type), which would otherwise read back as several returns."""
+        parts = [str(r) for r in self.returns] + (["..."] if self.is_varret else [])
+        if len(parts) == 1 and not parts[0].startswith("("):
+            return parts[0]
+        return "(" + ", ".join(parts) + ")"
+
+
+def parse_schema(text: str) -> FunctionSchema:
+    """The FunctionSchema written in `text`; SourceParseError (with the place) if it is malformed."""
+    parsed = parse_schema_or_name(text)
+    if not isinstance(parsed, FunctionSchema):
+        raise SchemaError("Tried to parse a function schema but only the operator name was given")
+    return parsed
+
+
+def parse_schema_or_name(text: str) -> FunctionSchema | OperatorName:
+    """A full schema, or just an operator name (`aten::add.Tensor`) when no argument list follows."""
+    return _SchemaParser(text).parse_exactly_one_declaration()
+
+
+class _SchemaParser:
+    """The recursive-descent reader of schema text, over a Lexer and a schema-dialect TypeParser."""
+
+    def __init__(self, text: str):
+        from tsjit.ir.type_parser import TypeParser  # type_parser imports AliasInfo from this module
+
+        self.lexer = Lexer(Source(text))
+        self.types = TypeParser(self.lexer, "schema")
+
+    def parse_exactly_one_declaration(self) -> FunctionSchema | OperatorName:
+        declaration = self._parse_declaration()
+        self.lexer.next_if(TK_NEWLINE)
+        self.lexer.expect(TK_EOF)
+        return declaration
+
+    def _parse_declaration(self) -> FunctionSchema | OperatorName:
+        name = self._parse_name()
+        if self.lexer.cur().kind != "(":
+            return name
+        arguments, is_vararg = self._parse_arguments()
+        self.lexer.expect(TK_ARROW)
+        returns, is_varret = self._parse_returns()
+        return FunctionSchema(name.name, name.overload_name, tuple(arguments), tuple(returns), is_vararg,
+                              is_varret)
+
+    def _parse_name(self) -> OperatorName:
+        lexer = self.lexer
+        name = lexer.expect(TK_IDENT).text
+        if lexer.next_if(":"):
+            lexer.expect(":")
+            name += "::" + lexer.expect(TK_IDENT).text
+        overload = lexer.expect(TK_IDENT).text if lexer.next_if(".") else ""
+        # `default` names the overload-less op in torch.ops, and dunders are Python attributes
+        if overload == "default" or overload.startswith("__"):
+            raise SchemaError(f"{overload} is not a legal overload name for aten operators")
+        return OperatorName(name, overload)
+
+    def _parse_arguments(self) -> tuple[list[Argument], bool]:
+        arguments: list[Argument] = []
+        kwarg_only = is_vararg = False
+
+        def item() -> None:
+            nonlocal kwarg_only, is_vararg
+            if is_vararg:
+                self.lexer.report_error("... must be the last element of the argument list")
+            if self.lexer.next_if("*"):
+                kwarg_only = True
+            elif self.lexer.next_if(TK_DOTS):
+                is_vararg = True
+            else:
+                arguments.append(self._parse_argument(is_return=False, kwarg_only=kwarg_only))
+
+        self.lexer.parse_list("(", ")", item)
+        if is_vararg and any(a.has_default for a in arguments):
+            self.lexer.report_error("schemas with vararg (...) can't have default value args")
+        return arguments, is_vararg
+
+    def _parse_returns(self) -> tuple[list[Argument], bool]:
+        if self.lexer.next_if(TK_DOTS):
+            return [], True
+        if self.lexer.cur().kind != "(":
+            return [self._parse_argument(is_return=True, kwarg_only=False)], False
+        returns: list[Argument] = []
+        is_varret = False
+
+        def item() -> None:
+            nonlocal is_varret
+            if is_varret:
+                self.lexer.report_error("... must be the last element of the return list")
+            if self.lexer.next_if(TK_DOTS):
+                is_varret = True
+            else:
+                returns.append(self._parse_argument(is_return=True, kwarg_only=False))
+
+        self.lexer.parse_list("(", ")", item)
+        return returns, is_varret
+
+    def _parse_argument(self, is_return: bool, kwarg_only: bool) -> Argument:
+        fake, real, alias_info = self.types.parse_fake_and_real_type()
+        size = None
+        if self.lexer.next_if("["):  # a fixed-size list, only possible here at the argument level
+            fake, real = T.ListType(fake), T.ListType(real)
+            size = _c_stoll(self.lexer.expect(TK_NUMBER))
+            self.lexer.expect("]")
+            alias_info = nest_alias_info(self.types.parse_alias_annotation(), alias_info)
+            if self.lexer.next_if("?"):
+                fake, real = T.OptionalType(fake), T.OptionalType(real)
+        if is_return:
+            name = self.lexer.next().text if self.lexer.cur().kind == TK_IDENT else ""
+            return Argument(name, fake, real, size, alias_info=alias_info)
+        name = self.lexer.expect(TK_IDENT).text
+        default = self._parse_default(fake, size) if self.lexer.next_if("=") else NO_DEFAULT
+        return Argument(name, fake, real, size, default, kwarg_only, alias_info)
+
+    def _parse_default(self, arg_type: T.Type, size: int | None) -> Any:
+        """A default value, read according to the argument's (IR) type."""
+        start = self.lexer.cur()
+        if isinstance(arg_type, T.TensorType | T.GeneratorType | T.QuantizerType):
+            self.lexer.expect(TK_NONE)
+            return None
+        if isinstance(arg_type, _SCALAR_DEFAULT_TYPES):
+            return self._parse_single_constant(arg_type)
+        if isinstance(arg_type, T.DeviceType):
+            return _device(start, parse_string_literal(self.lexer.expect(TK_STRINGLITERAL)))
+        if isinstance(arg_type, T.ListType):
+            return self._parse_list_default(arg_type.elem, size, start)
+        raise SourceParseError("unexpected type, file a bug report", start.range)
+
+    def _parse_list_default(self, elem: T.Type, size: int | None, start: Token) -> list[Any]:
+        """`[1, 2]`, or one value repeated for a fixed-size list (`int[2] padding=0`)."""
+        if self.lexer.cur().kind == TK_IDENT:
+            self.lexer.expect(TK_NONE)  # fails: only None could stand here, and it does not fit a list
+        if size is not None and self.lexer.cur().kind != "[":
+            return _checked_list(elem, start, [self._parse_single_constant(elem)] * size)
+        bracket = self.lexer.cur()
+        values = self.lexer.parse_list("[", "]", lambda: self._parse_single_constant(elem))
+        return _checked_list(elem, bracket, values)
+
+    def _parse_single_constant(self, arg_type: T.Type) -> Any:
+        """True, False, None, a string, an enum name, or a number read as the type asks (torch's rules: a
+        number with `.` or `e` is a float even for int, and any number is imaginary for complex)."""
+        lexer = self.lexer
+        token = lexer.cur()
+        if token.kind in _KEYWORD_CONSTANTS:
+            lexer.next()
+            return _KEYWORD_CONSTANTS[token.kind]
+        if token.kind == TK_STRINGLITERAL:
+            return parse_string_literal(lexer.next())
+        if token.kind == TK_IDENT:
+            lexer.next()
+            if token.text not in _NAMED_DEFAULTS:
+                raise SourceParseError("invalid numeric default value", lexer.cur().range)
+            return _NAMED_DEFAULTS[token.text]
+        sign = "-" if lexer.next_if("-") else ""
+        number = lexer.expect(TK_NUMBER)
+        text = sign + number.text
+        if isinstance(arg_type, T.ComplexType) or "j" in text:
+            return complex(0.0, _c_stod(number, text[:-1]))
+        if isinstance(arg_type, T.FloatType) or "." in text or "e" in text:
+            return _c_stod(number, text)
+        return _c_stoll(number, text)
+
+
+_SCALAR_DEFAULT_TYPES = (T.StringType, T.OptionalType, T.NumberType, T.IntType, T.BoolType, T.FloatType,
+                         T.ComplexType)
+_KEYWORD_CONSTANTS = {TK_TRUE: True, TK_FALSE: False, TK_NONE: None}
+_LIST_ELEMENT_TYPES = ((T.ComplexType, complex), (T.FloatType, float), (T.IntType, int), (T.BoolType, bool))
+
+
+def _checked_list(elem: T.Type, token: Token, values: list[Any]) -> list[Any]:
+    """A list default: only int, float, bool and complex lists exist, and every value must be of that type."""
+    for type_class, python_type in _LIST_ELEMENT_TYPES:
+        if isinstance(elem, type_class):
+            if any(type(v) is not python_type for v in values):
+                raise SourceParseError(f"expected {elem.schema_str()} values in this list", token.range)
+            return values
+    raise SourceParseError("lists are only supported for float, int and complex types", token.range)
+
+
+def _device(token: Token, text: str) -> torch.device:
+    try:
+        return torch.device(text)
+    except RuntimeError as error:
+        raise SourceParseError(str(error), token.range) from None
+
+
+# What C's strtod reads at the start of a string: a decimal or hexadecimal float.
+_STRTOD = re.compile(r"[+-]?(0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
+                     r"|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+_STOLL = re.compile(r"[+-]?[0-9]+")
+
+
+def _c_stod(token: Token, text: str) -> float:
+    """C++ std::stod: the float at the start of `text`; out-of-range results (overflow, underflow, and
+    subnormals, for which glibc reports ERANGE) are errors, as they are in torch."""
+    match = _STRTOD.match(text)
+    if match is None:
+        raise SourceParseError(f"invalid number '{text}'", token.range)
+    digits = match.group(1)
+    hexadecimal = digits[:2].lower() == "0x"
+    value = float.fromhex(match.group()) if hexadecimal else float(match.group())
+    mantissa = re.split("[pP]" if hexadecimal else "[eE]", digits[2:] if hexadecimal else digits)[0]
+    underflow = value == 0 and mantissa.strip("0.") != ""
+    if math.isinf(value) or underflow or 0 < abs(value) < sys.float_info.min:
+        raise SourceParseError(f"number '{text}' is out of range for a float", token.range)
+    return value
+
+
+def _c_stoll(token: Token, text: str | None = None) -> int:
+    """C++ std::stoll: the decimal integer at the start of `text` (so `0x10` reads as 0), within int64."""
+    text = token.text if text is None else text
+    match = _STOLL.match(text)
+    if match is None:
+        raise SourceParseError(f"invalid integer '{text}'", token.range)
+    value = int(match.group())
+    if not _INT64_MIN <= value <= _INT64_MAX:
+        raise SourceParseError(f"integer '{text}' is out of range", token.range)
+    return value
+
+
+# ---------------------------------------------------------------------------------------- printing values
+
+def format_value(value: Any) -> str:
+    """A default value as c10 prints an IValue: `None`, `True`, `1`, `1.`, `0.+2.j`, `[1, 2]`, `cpu`; strings
+    print unquoted (quote_string is for str arguments)."""
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, float):
+        return format_double(value)
+    if isinstance(value, complex):
+        sign = "+" if value.imag >= 0 else "-"
+        return f"{format_double(value.real)}{sign}{format_double(abs(value.imag))}j"
+    if isinstance(value, list):
+        return "[" + ", ".join(format_value(v) for v in value) + "]"
+    return str(value)
+
+
+def format_double(value: float) -> str:
+    """c10's double printing: integral values in int64 range as `2.`, everything else with %.17g."""
+    if math.isfinite(value) and value == math.floor(value) and _INT64_MIN <= value <= _INT64_MAX:
+        return f"{int(value)}."
+    return f"{value:.17g}"
+
+
+_C_ESCAPES = {"\\": "\\\\", "'": "\\'", '"': '\\"', "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n",
+              "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+
+
+def quote_string(text: str) -> str:
+    """c10's printQuotedString: double quotes, C escapes, and other non-printable bytes as octal escapes.
+
+    It works on UTF-8 bytes held in C's signed char, so non-ASCII text comes out mangled (`é` prints as
+    `\\0)+\\/.)`), exactly as in PyTorch's output.
+    """
+    out = ['"']
+    for byte in text.encode("utf-8", "surrogatepass"):
+        char = chr(byte)
+        if char in _C_ESCAPES:
+            out.append(_C_ESCAPES[char])
+        elif 0x20 <= byte < 0x7F:
+            out.append(char)
+        else:
+            out.append("\\" + _signed_char_octal(byte - 256 if byte >= 128 else byte))
+    out.append('"')
+    return "".join(out)
+
+
+def _signed_char_octal(value: int) -> str:
+    """Three "octal digits" computed with C's truncating division, as c10 does for a signed char."""
+    digits = []
+    for _ in range(2):
+        remainder = int(math.fmod(value, 8))
+        digits.append(chr(ord("0") + remainder))
+        value = int(value / 8)
+    digits.append(chr(ord("0") + value))
+    return "".join(reversed(digits))

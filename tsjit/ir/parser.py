@@ -537,15 +537,13 @@ class _IRParser:
 def _layout_free_lexer(source: Source) -> Lexer:
     """A TorchScript lexer that never emits NEWLINE/INDENT/DEDENT: the IR's indentation cannot be lexed
     Python-style (`   = prim::Print(%x)` after a node with blocks dedents to a column never indented to),
-    so the lexer is told it is inside brackets, where newlines are ignored."""
-    lexer = Lexer(source)
-    lexer._nesting = 1
-    return lexer
+    so layout tokens are switched off."""
+    return Lexer(source, layout=False)
 
 
 def _keep_named_types(parser: TypeParser, class_types: dict[str, Any]) -> None:
     """Record the class, enum and interface types the text named but `class_types` lacked."""
-    for name, named_type in parser._placeholders.items():
+    for name, named_type in parser.placeholders.items():
         class_types.setdefault(name, named_type)
 
 

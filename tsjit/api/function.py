@@ -1,0 +1,254 @@
+"""Scripting functions: `tsjit.script(fn)`, ScriptFunction, `tsjit.CompilationUnit(source)`, and the decorators
+that steer compilation (`ignore`, `unused`, `export`) plus `annotate` (named like torch.jit's).
+
+    @tsjit.script
+    def f(x, n: int):
+        for _ in range(n):
+            x = x * 2
+        return x
+
+    f.graph           # the function's graph, as torch.jit.script(f).graph prints
+    f.schema          # f(Tensor x, int n) -> Tensor
+    f(torch.ones(2), 3)
+
+    cu = tsjit.CompilationUnit('''
+    def double(x):
+        return x * 2
+    def quad(x):
+        return double(double(x))
+    ''')
+    cu.quad(torch.ones(2))
+
+Calling a ScriptFunction binds its arguments against the schema (keywords, defaults, type checks) and runs the
+function's optimized graph (calls inlined) on tsjit's graph executor.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from typing import Any
+
+import torch
+
+from tsjit.errors import TsjitError
+from tsjit.frontend.ir_emitter import GraphFunction, compile_source
+from tsjit.frontend.resolver import EXPORT, IGNORE, UNUSED, PythonResolver, compiled_function_for
+from tsjit.ir import types as T
+from tsjit.ir.graph import Graph
+from tsjit.ir.schema import FunctionSchema
+
+
+class ScriptFunction:
+    """A compiled TorchScript function: its graph and schema, callable like the Python function."""
+
+    is_script_function = True  # how the resolver recognizes an already compiled function
+
+    def __init__(self, graph_function: GraphFunction, python_function=None):
+        self.graph_function = graph_function
+        self.python_function = python_function
+        self._runtime = None
+        self._lock = threading.Lock()
+        if python_function is not None:
+            self.__doc__ = python_function.__doc__
+            self.__wrapped__ = python_function
+
+    @property
+    def name(self) -> str:
+        return self.graph_function.name
+
+    @property
+    def qualified_name(self) -> str:
+        return self.graph_function.qualname
+
+    @property
+    def graph(self) -> Graph:
+        return self.graph_function.graph
+
+    @property
+    def inlined_graph(self) -> Graph:
+        """The graph with the functions it calls inlined (what `torch._C._jit_pass_inline` shows)."""
+        from tsjit.passes.inliner import inline_calls
+
+        graph = self.graph.copy()
+        inline_calls(graph)
+        return graph
+
+    @property
+    def schema(self) -> FunctionSchema:
+        return self.graph_function.schema
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        inputs = bind_arguments(self.schema, args, kwargs)
+        return self._runtime_function()(*inputs)
+
+    def _runtime_function(self):
+        with self._lock:
+            if self._runtime is None:
+                from tsjit.runtime.function import Function
+
+                self._runtime = Function(self.qualified_name, self.graph_function.optimized_graph().copy())
+        return self._runtime
+
+    def __repr__(self) -> str:
+        return f"<tsjit ScriptFunction {self.qualified_name}>"
+
+
+# ---- calling: arguments against the schema ----------------------------------------------------------------------
+def bind_arguments(schema: FunctionSchema, args: tuple, kwargs: dict) -> list[Any]:
+    """The positional inputs of the graph for a Python call, in schema order, checked against the types."""
+    arguments = schema.arguments
+    if len(args) > len(arguments):
+        raise TsjitError(f"{schema.name}() expected at most {len(arguments)} argument(s) but received "
+                         f"{len(args)} argument(s). Declaration: {schema}")
+    inputs = list(args)
+    remaining = dict(kwargs)
+    for argument in arguments[len(args):]:
+        if argument.name in remaining:
+            inputs.append(remaining.pop(argument.name))
+        elif argument.has_default:
+            inputs.append(argument.default_value)
+        else:
+            raise TsjitError(f"{schema.name}() is missing value for argument '{argument.name}'. Declaration: "
+                             f"{schema}")
+    if remaining:
+        name = next(iter(remaining))
+        raise TsjitError(f"{schema.name}() got an unexpected keyword argument '{name}'. Declaration: {schema}")
+    return [check_argument(schema, i, argument, value) for i, (argument, value) in enumerate(zip(arguments, inputs))]
+
+
+def check_argument(schema: FunctionSchema, position: int, argument, value: Any) -> Any:
+    """The value as the argument's type takes it (an int for a float becomes a float); a TsjitError otherwise."""
+    expected = argument.type
+    if isinstance(expected, T.FloatType) and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if _fits(value, expected):
+        return value
+    raise TsjitError(f"Expected a value of type '{expected.annotation_str()}' for argument '{argument.name}' but "
+                     f"instead found type '{type(value).__name__}'.\nPosition: {position}\nValue: {value!r}\n"
+                     f"Declaration: {schema}")
+
+
+def _fits(value: Any, expected: T.Type) -> bool:
+    if isinstance(expected, T.AnyType):
+        return True
+    if isinstance(expected, T.TensorType):
+        return isinstance(value, torch.Tensor)
+    if isinstance(expected, T.OptionalType):
+        return value is None or _fits(value, expected.elem)
+    if isinstance(expected, T.ListType) and isinstance(value, list | tuple):
+        return all(_fits(v, expected.elem) for v in value)
+    if isinstance(expected, T.TupleType) and isinstance(value, tuple):
+        return len(value) == len(expected.elements) and all(_fits(v, t) for v, t in zip(value, expected.elements))
+    if isinstance(expected, T.FloatType) and isinstance(value, int) and not isinstance(value, bool):
+        return True
+    try:
+        actual = T.type_of(value)
+    except TsjitError:
+        return False
+    return actual.is_subtype_of(expected)
+
+
+# ---- scripting ---------------------------------------------------------------------------------------------------
+_scripted: dict[Any, ScriptFunction] = {}
+_scripted_lock = threading.Lock()
+
+# the module/class frontend registers `(obj) -> scripted or None` here for nn.Modules and classes
+SCRIPT_HOOKS: list = []
+
+
+def script(obj: Any, optimize: Any = None, _frames_up: int = 0, _rcb: Any = None) -> Any:
+    """Compile a Python function (and the functions it calls) to TorchScript; returns a ScriptFunction.
+
+    nn.Modules and classes are compiled by the hooks the module frontend registers.
+    """
+    if isinstance(obj, ScriptFunction):
+        return obj
+    for hook in SCRIPT_HOOKS:
+        scripted = hook(obj)
+        if scripted is not None:
+            return scripted
+    if not inspect.isfunction(obj):
+        raise TsjitError(f"tsjit.script cannot compile {obj!r}: expected a function (modules and classes need "
+                         "the module frontend)")
+    with _scripted_lock:
+        found = _scripted.get(obj)
+    if found is None:
+        found = ScriptFunction(compiled_function_for(obj), obj)
+        with _scripted_lock:
+            found = _scripted.setdefault(obj, found)
+    return found
+
+
+class CompilationUnit:
+    """Functions compiled from TorchScript source text, reachable as attributes (`cu.f(x)`).
+
+    Names the source does not define are looked up where the CompilationUnit is created, as torch.jit does.
+    """
+
+    def __init__(self, source: str | None = None, _frames_up: int = 0):
+        self._functions: dict[str, ScriptFunction] = {}
+        if source is not None:
+            self.define(source, _frames_up=_frames_up + 1)
+
+    def define(self, source: str, _frames_up: int = 0) -> list[ScriptFunction]:
+        frame = inspect.currentframe()
+        for _ in range(_frames_up + 1):
+            frame = frame.f_back
+        namespace = {"torch": torch, **frame.f_globals, **frame.f_locals}
+        del frame
+        defined = compile_source(source, PythonResolver(namespace))
+        for function in defined:
+            function.ensure_defined()
+        scripted = [ScriptFunction(function) for function in defined]
+        self._functions.update((f.name, f) for f in scripted)
+        return scripted
+
+    def get_functions(self) -> list[ScriptFunction]:
+        return list(self._functions.values())
+
+    def find_function(self, name: str) -> ScriptFunction | None:
+        return self._functions.get(name)
+
+    def __getattr__(self, name: str) -> ScriptFunction:
+        functions = self.__dict__.get("_functions", {})
+        if name in functions:
+            return functions[name]
+        raise AttributeError(f"'CompilationUnit' has no function '{name}'")
+
+
+# ---- decorators --------------------------------------------------------------------------------------------------
+def ignore(drop: Any = False, **kwargs: Any) -> Any:
+    """Leave a function to Python: script calls to it become prim::PythonOp calls (`@tsjit.ignore`).
+
+    `@tsjit.ignore(drop=True)` is `@tsjit.unused`: calling it from script raises instead.
+    """
+    if callable(drop):
+        drop._tsjit_modifier = IGNORE
+        return drop
+
+    def decorator(fn):
+        fn._tsjit_modifier = UNUSED if drop else IGNORE
+        return fn
+
+    return decorator
+
+
+def unused(fn: Any) -> Any:
+    """Do not compile `fn`; a scripted call to it raises when run (`@tsjit.unused`)."""
+    fn._tsjit_modifier = UNUSED
+    return fn
+
+
+def export(fn: Any) -> Any:
+    """Mark a method to be compiled even though `forward` does not call it (`@tsjit.export`)."""
+    fn._tsjit_modifier = EXPORT
+    return fn
+
+
+def annotate(the_type: Any, the_value: Any) -> Any:
+    """Give a value a type in scripted code (`tsjit.annotate(List[int], [])`); in Python, the value itself."""
+    return the_value
+
+
+annotate.tsjit_special_form = "prim::annotate"

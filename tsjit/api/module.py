@@ -1,0 +1,398 @@
+"""Scripting nn.Modules: `tsjit.script(module)` returns a RecursiveScriptModule (jit-overview.md "Modules").
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+            self.scale = 2.0
+        def forward(self, x):
+            return self.fc(x) * self.scale
+
+    scripted = tsjit.script(Net())
+    scripted.graph                 # forward's graph: graph(%self : __torch__.Net, %x.1 : Tensor): ...
+    scripted(torch.randn(3, 4))    # runs the optimized graph (calls inlined) on the graph executor
+    scripted.fc, scripted.scale    # submodules and attributes; scripted.state_dict(), .parameters(), .eval()
+
+Scripting is recursive, as torch.jit._recursive's: the module's concrete type is inferred (and shared with
+equal instances), its submodules are scripted first, then `forward`, the exported methods, their overloads and
+forward hooks compile into the ClassType. At run time the module is a runtime Object (tsjit.runtime.objects)
+holding a value per attribute: the same tensor objects as the original module's parameters and buffers, and
+the submodules' Objects. The Python-facing RecursiveScriptModule is an nn.Module whose `_parameters`,
+`_buffers` and attributes read and write the Object's slots, so nn.Module's own `state_dict()`,
+`parameters()`, `train()` and friends work on it.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import threading
+import weakref
+from collections.abc import Iterator, MutableMapping
+from typing import Any
+
+import torch
+
+from tsjit.api.function import SCRIPT_HOOKS, _fits, bind_arguments
+from tsjit.errors import TsjitError
+from tsjit.frontend import module_sugared_values
+from tsjit.frontend.concrete_module_type import (
+    CONCRETE_TYPES,
+    ConcreteModuleType,
+    IterableModuleKind,
+    is_ignored,
+    is_typed_attribute,
+    methods_to_compile,
+    module_concrete_type,
+)
+from tsjit.frontend.module_sugared_values import define_hooks, define_method, define_overloads, define_source_method
+from tsjit.ir.graph import Graph
+from tsjit.ir.schema import FunctionSchema
+from tsjit.runtime.objects import Object
+
+
+# ==============================================================================================================
+# scripting
+# ==============================================================================================================
+def script_module(nn_module: torch.nn.Module) -> RecursiveScriptModule:
+    """Compile an nn.Module (and its submodules) to TorchScript; the entry point of `tsjit.script(module)`."""
+    if isinstance(nn_module, ScriptModule):
+        return nn_module
+    return create_script_module(nn_module, module_concrete_type(nn_module))
+
+
+def script_hook(obj: Any) -> RecursiveScriptModule | None:
+    """`tsjit.script`'s rule for nn.Modules (registered in tsjit.api.function.SCRIPT_HOOKS)."""
+    return script_module(obj) if isinstance(obj, torch.nn.Module) else None
+
+
+def create_script_module(nn_module: torch.nn.Module, concrete_type: ConcreteModuleType) -> RecursiveScriptModule:
+    """The scripted module: submodules first, then the runtime object, then the methods of the type (once per
+    shared type), then what Python sees of it (exported and ignored methods, hooks)."""
+    submodules = {name: _script_submodule(getattr(nn_module, name), module_type)
+                  for name, module_type in concrete_type.modules.items()}
+    slots = {name: _slot_value(getattr(nn_module, name)) for name in concrete_type.attributes}
+    slots.update((name, module._c) for name, module in submodules.items())
+    compile_methods(nn_module, concrete_type)
+    scripted = RecursiveScriptModule(Object(concrete_type.jit_type, slots), concrete_type, submodules)
+    _copy_python_members(scripted, nn_module)
+    return scripted
+
+
+def _script_submodule(module: torch.nn.Module, concrete_type: ConcreteModuleType) -> RecursiveScriptModule:
+    if isinstance(module, ScriptModule):
+        return module
+    return create_script_module(module, concrete_type)
+
+
+def _slot_value(value: Any) -> Any:
+    return value.value if is_typed_attribute(value) else value
+
+
+def compile_methods(nn_module: torch.nn.Module, concrete_type: ConcreteModuleType) -> None:
+    """Compile the type's methods once: the overloads, `forward` and exported methods, then the hooks, then
+    `__len__` / `__contains__` of containers (which script code calls for `len(self.layers)`)."""
+    with concrete_type.lock:
+        if concrete_type.methods_compiled:
+            return
+        methods = concrete_type.jit_type.methods
+        for name in concrete_type.overloads:
+            for overload in define_overloads(concrete_type, name):
+                methods[overload].ensure_defined()
+        for name in methods_to_compile(nn_module):
+            define_method(concrete_type, name, getattr(type(nn_module), name)).ensure_defined()
+        define_hooks(concrete_type)
+        for source in container_methods(nn_module, concrete_type):
+            define_source_method(concrete_type, source).ensure_defined()
+        concrete_type.methods_compiled = True
+
+
+def container_methods(nn_module: torch.nn.Module, concrete_type: ConcreteModuleType) -> list[str]:
+    """TorchScript source of `__len__` (and a ModuleDict's `__contains__`) as torch.jit defines them."""
+    methods = concrete_type.jit_type.methods
+    kind = concrete_type.iterable_kind
+    sources = []
+    if kind in (IterableModuleKind.LIST, IterableModuleKind.DICT) and "__len__" not in methods:
+        sources.append(f"def __len__(self):\n   return {len(nn_module)}\n")
+    if kind is IterableModuleKind.DICT and "__contains__" not in methods:
+        keys = list(nn_module.keys())
+        found = f"key in {keys!r}" if keys else "False"
+        sources.append(f"def __contains__(self, key: str):\n   return {found}\n")
+    return sources
+
+
+def _copy_python_members(scripted: RecursiveScriptModule, nn_module: torch.nn.Module) -> None:
+    """Ignored methods stay callable from Python, bound to the scripted module; ignored attributes are kept."""
+    _bind_ignored_methods(scripted, type(nn_module))
+    for name in scripted._concrete_type.ignored_attributes:
+        if hasattr(nn_module, name):
+            object.__setattr__(scripted, name, getattr(nn_module, name))
+
+
+def _bind_ignored_methods(scripted: RecursiveScriptModule, py_class: type) -> None:
+    for name in dir(py_class):
+        member = inspect.getattr_static(py_class, name, None)
+        if inspect.isfunction(member) and is_ignored(member):
+            object.__setattr__(scripted, name, member.__get__(scripted))
+
+
+def wrap_object(obj: Object) -> RecursiveScriptModule:
+    """A RecursiveScriptModule around a runtime module object (for ignored methods called from script)."""
+    concrete_type = CONCRETE_TYPES.find(obj.type)
+    if concrete_type is None:
+        raise TsjitError(f"no module type is known for {obj.type.qualified_name}")
+    submodules = {name: wrap_object(getattr(obj, name)) for name in concrete_type.modules}
+    scripted = RecursiveScriptModule(obj, concrete_type, submodules)
+    _bind_ignored_methods(scripted, concrete_type.py_class)
+    return scripted
+
+
+# ==============================================================================================================
+# running methods
+# ==============================================================================================================
+_runtime_functions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_runtime_lock = threading.Lock()
+
+
+def runtime_function(function):
+    """The runtime Function running a compiled method or hook: its optimized graph, calls inlined."""
+    from tsjit.runtime.function import Function
+
+    with _runtime_lock:
+        found = _runtime_functions.get(function)
+    if found is None:
+        found = Function(function.qualname, function.optimized_graph().copy())
+        with _runtime_lock:
+            found = _runtime_functions.setdefault(function, found)
+    return found
+
+
+class ScriptMethod:
+    """A compiled method bound to its module; calling it binds the arguments against the schema (without
+    `self`) and runs the method's graph with the module's runtime object as `self`."""
+
+    def __init__(self, owner: RecursiveScriptModule, function):
+        self.owner = owner
+        self.function = function
+
+    @property
+    def name(self) -> str:
+        return self.function.name
+
+    @property
+    def graph(self) -> Graph:
+        return self.function.graph
+
+    @property
+    def schema(self) -> FunctionSchema:
+        return self.function.schema
+
+    @property
+    def inlined_graph(self) -> Graph:
+        """The graph with every method and function it calls inlined (`torch._C._jit_pass_inline`)."""
+        from tsjit.passes.inliner import inline_calls
+
+        graph = self.graph.copy()
+        inline_calls(graph)
+        return graph
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        schema = self.schema
+        without_self = FunctionSchema(schema.name, "", list(schema.arguments[1:]), list(schema.returns))
+        inputs = bind_arguments(without_self, args, kwargs)
+        return runtime_function(self.function)(self.owner._c, *inputs)
+
+    def __repr__(self) -> str:
+        return f"<tsjit ScriptMethod {self.function.qualname}>"
+
+
+class ScriptHook:
+    """A compiled forward hook or pre-hook, called by nn.Module's `__call__` as `hook(module, *args)`."""
+
+    def __init__(self, function):
+        self.function = function
+
+    def __call__(self, module: RecursiveScriptModule, *args: Any) -> Any:
+        return runtime_function(self.function)(module._c, *args)
+
+
+# ==============================================================================================================
+# the Python face of a scripted module
+# ==============================================================================================================
+class ScriptModule(torch.nn.Module):
+    """The base of compiled modules (`isinstance(m, tsjit.ScriptModule)`); RecursiveScriptModule is the one
+    `tsjit.script` makes."""
+
+
+class TensorSlots(MutableMapping):
+    """A module object's parameters (or buffers) as the dict nn.Module keeps in `_parameters` (`_buffers`)."""
+
+    def __init__(self, obj: Object, buffers: bool):
+        self.obj = obj
+        self.buffers = buffers
+
+    def names(self) -> list[str]:
+        return [a.name for a in self.obj.type.attributes if (a.is_buffer if self.buffers else a.is_parameter)]
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self.names():
+            raise KeyError(name)
+        return getattr(self.obj, name)
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        if name not in self.names():
+            raise TsjitError(f"Cannot add the new {'buffer' if self.buffers else 'parameter'} '{name}' to a "
+                             "scripted module: its type is fixed")
+        set_slot(self.obj, name, value)
+
+    def __delitem__(self, name: str) -> None:
+        raise TsjitError(f"Cannot delete '{name}' from a scripted module: its type is fixed")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self.names())
+
+
+def set_slot(obj: Object, name: str, value: Any) -> None:
+    """Write an attribute of a runtime object, checking the value against the attribute's type."""
+    expected = obj.type.get_attribute(name)
+    if not _fits(value, expected):
+        raise TsjitError(f"Expected a value of type '{expected.annotation_str()}' for field '{name}', but found "
+                         f"'{type(value).__name__}'")
+    setattr(obj, name, value)
+
+
+# the instance fields of RecursiveScriptModule itself (everything else is read from the object)
+_OWN_FIELDS = frozenset({"_c", "_concrete_type"})
+
+
+class RecursiveScriptModule(ScriptModule):
+    """An nn.Module compiled by `tsjit.script`: attributes, parameters, buffers and submodules live in the
+    runtime object `_c`; compiled methods (`forward`, exported ones) are ScriptMethods."""
+
+    def __init__(self, obj: Object, concrete_type: ConcreteModuleType, submodules: dict[str, RecursiveScriptModule]):
+        super().__init__()
+        fields = self.__dict__
+        del fields["training"]  # the object's `training` slot is the one flag
+        fields.update(_c=obj, _concrete_type=concrete_type, _parameters=TensorSlots(obj, buffers=False),
+                      _buffers=TensorSlots(obj, buffers=True), _modules=dict(submodules))
+        for hook in concrete_type.pre_hook_functions:
+            self._forward_pre_hooks[len(self._forward_pre_hooks)] = ScriptHook(hook)
+        for hook in concrete_type.hook_functions:
+            self._forward_hooks[len(self._forward_hooks)] = ScriptHook(hook)
+
+    # ---- attributes --------------------------------------------------------------------------------------------
+    def __getattr__(self, name: str) -> Any:
+        fields = self.__dict__
+        if "_c" not in fields:
+            raise AttributeError(name)
+        if name in fields["_modules"]:
+            return fields["_modules"][name]
+        class_type = fields["_c"].type
+        if class_type.has_attribute(name):
+            return getattr(fields["_c"], name)
+        if name in class_type.methods:
+            return ScriptMethod(self, class_type.methods[name])
+        if name in class_type.constants:
+            return class_type.constants[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        obj = self.__dict__.get("_c")
+        if obj is None or name in _OWN_FIELDS or name in self.__dict__:
+            object.__setattr__(self, name, value)
+        elif name in obj.type.constants:
+            raise AttributeError(f"Cannot mutate TorchScript constant value: '{name}'. Value: '{value}'")
+        elif name in self._modules:
+            self._set_submodule(name, value)
+        elif obj.type.has_attribute(name):
+            set_slot(obj, name, value)
+        else:
+            object.__setattr__(self, name, value)  # a Python-only attribute, as torch.jit allows
+
+    def _set_submodule(self, name: str, value: Any) -> None:
+        expected = self._c.type.get_attribute(name)
+        if not isinstance(value, RecursiveScriptModule) or not value._c.type.is_subtype_of(expected):
+            raise TsjitError(f"Expected a scripted module of type '{expected.annotation_str()}' for submodule "
+                             f"'{name}', but found '{type(value).__name__}'")
+        setattr(self._c, name, value._c)
+        self._modules[name] = value
+
+    # ---- methods and graphs ------------------------------------------------------------------------------------
+    @property
+    def forward(self) -> ScriptMethod:
+        return self.__getattr__("forward")
+
+    @property
+    def graph(self) -> Graph:
+        """`forward`'s graph, as emitted (calls not inlined)."""
+        return self.forward.graph
+
+    @property
+    def inlined_graph(self) -> Graph:
+        return self.forward.inlined_graph
+
+    @property
+    def original_name(self) -> str:
+        return self._c.type.name
+
+    def extra_repr(self) -> str:
+        return f"original_name={self.original_name}"
+
+    def copy(self) -> RecursiveScriptModule:
+        """A module of the same type whose attribute values (tensors included) are deep copies."""
+        return wrap_object(_copy_object(self._c, {}))
+
+    def __copy__(self) -> RecursiveScriptModule:
+        return wrap_object(Object(self._c.type, _slots_of(self._c)))
+
+    def __deepcopy__(self, memo: dict) -> RecursiveScriptModule:
+        return wrap_object(_copy_object(self._c, memo))
+
+    # ---- containers --------------------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        if "__len__" not in self._c.type.methods:
+            raise TypeError(f"object of type '{self.original_name}' has no len()")
+        return self.__getattr__("__len__")()
+
+    def __contains__(self, key: str) -> bool:
+        if "__contains__" not in self._c.type.methods:
+            raise TypeError(f"argument of type '{self.original_name}' is not iterable")
+        return self.__getattr__("__contains__")(key)
+
+    def __iter__(self) -> Iterator[Any]:
+        kind = self._concrete_type.iterable_kind
+        if kind is IterableModuleKind.DICT:
+            return iter(self._modules)
+        if kind is IterableModuleKind.LIST:
+            return iter(self._modules.values())
+        raise TypeError(f"'{self.original_name}' object is not iterable")
+
+    def __getitem__(self, index: int | str) -> Any:
+        kind = self._concrete_type.iterable_kind
+        if kind is IterableModuleKind.LIST:
+            return list(self._modules.values())[index]
+        if kind is IterableModuleKind.DICT:
+            return self._modules[index]
+        raise TypeError(f"'{self.original_name}' object is not subscriptable")
+
+    def __bool__(self) -> bool:
+        return True
+
+
+def _slots_of(obj: Object) -> dict[str, Any]:
+    return {name: getattr(obj, name) for name in obj.type.attribute_names}
+
+
+def _copy_object(obj: Object, memo: dict) -> Object:
+    """A new object of the same type: submodule objects copied likewise, other values deep-copied."""
+    values = {name: _copy_object(value, memo) if isinstance(value, Object) else copy.deepcopy(value, memo)
+              for name, value in _slots_of(obj).items()}
+    return Object(obj.type, values)
+
+
+module_sugared_values.wrap_module_object = wrap_object
+if script_hook not in SCRIPT_HOOKS:
+    SCRIPT_HOOKS.append(script_hook)

@@ -23,12 +23,11 @@ from tsjit.frontend.concrete_module_type import (
     NameMangler,
     infer_concrete_type,
     methods_to_compile,
-    modifier_of,
     module_concrete_type,
     module_overloads,
     qualified_class_name,
 )
-from tsjit.frontend.resolver import EXPORT, IGNORE, UNUSED
+from tsjit.frontend.resolver import EXPORT, IGNORE, UNUSED, function_modifier
 from tsjit.ir import types as T
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.jit's own
@@ -318,9 +317,9 @@ class IgnoredForward(nn.Module):
 
 
 def test_decorators_of_tsjit_and_torch_jit_are_read():
-    assert modifier_of(Marked.exported) == EXPORT and modifier_of(Marked.torch_exported) == EXPORT
-    assert modifier_of(Marked.ignored) == IGNORE and modifier_of(Marked.torch_unused) == UNUSED
-    assert modifier_of(Marked.forward) is None
+    assert function_modifier(Marked.exported) == EXPORT and function_modifier(Marked.torch_exported) == EXPORT
+    assert function_modifier(Marked.ignored) == IGNORE and function_modifier(Marked.torch_unused) == UNUSED
+    assert function_modifier(Marked.forward) is None
 
 
 def test_methods_to_compile_are_forward_and_exported_ones():

@@ -1,7 +1,9 @@
 """The user-facing API, named like torch.jit: `script`, ScriptFunction, CompilationUnit, `ignore`, `unused`,
-`export`, `annotate` (function.py). Modules and classes build on these (module.py, by the module frontend).
+`export`, `annotate` (function.py). Modules build on these (module.py).
 """
 
 from tsjit.api.function import CompilationUnit, ScriptFunction, annotate, export, ignore, script, unused
+from tsjit.api.module import RecursiveScriptModule, ScriptModule  # registers script(nn.Module)
 
-__all__ = ["CompilationUnit", "ScriptFunction", "annotate", "export", "ignore", "script", "unused"]
+__all__ = ["CompilationUnit", "RecursiveScriptModule", "ScriptFunction", "ScriptModule", "annotate", "export",
+           "ignore", "script", "unused"]

@@ -122,24 +122,24 @@ def check_argument(schema: FunctionSchema, position: int, argument, value: Any) 
     expected = argument.type
     if isinstance(expected, T.FloatType) and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
-    if _fits(value, expected):
+    if fits_type(value, expected):
         return value
     raise TsjitError(f"Expected a value of type '{expected.annotation_str()}' for argument '{argument.name}' but "
                      f"instead found type '{type(value).__name__}'.\nPosition: {position}\nValue: {value!r}\n"
                      f"Declaration: {schema}")
 
 
-def _fits(value: Any, expected: T.Type) -> bool:
+def fits_type(value: Any, expected: T.Type) -> bool:
     if isinstance(expected, T.AnyType):
         return True
     if isinstance(expected, T.TensorType):
         return isinstance(value, torch.Tensor)
     if isinstance(expected, T.OptionalType):
-        return value is None or _fits(value, expected.elem)
+        return value is None or fits_type(value, expected.elem)
     if isinstance(expected, T.ListType) and isinstance(value, list | tuple):
-        return all(_fits(v, expected.elem) for v in value)
+        return all(fits_type(v, expected.elem) for v in value)
     if isinstance(expected, T.TupleType) and isinstance(value, tuple):
-        return len(value) == len(expected.elements) and all(_fits(v, t) for v, t in zip(value, expected.elements))
+        return len(value) == len(expected.elements) and all(fits_type(v, t) for v, t in zip(value, expected.elements))
     if isinstance(expected, T.FloatType) and isinstance(value, int) and not isinstance(value, bool):
         return True
     try:

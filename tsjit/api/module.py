@@ -33,7 +33,7 @@ from typing import Any
 
 import torch
 
-from tsjit.api.function import SCRIPT_HOOKS, _fits, bind_arguments
+from tsjit.api.function import SCRIPT_HOOKS, bind_arguments, fits_type
 from tsjit.errors import TsjitError
 from tsjit.frontend import module_sugared_values
 from tsjit.frontend.concrete_module_type import (
@@ -258,7 +258,7 @@ class TensorSlots(MutableMapping):
 def set_slot(obj: Object, name: str, value: Any) -> None:
     """Write an attribute of a runtime object, checking the value against the attribute's type."""
     expected = obj.type.get_attribute(name)
-    if not _fits(value, expected):
+    if not fits_type(value, expected):
         raise TsjitError(f"Expected a value of type '{expected.annotation_str()}' for field '{name}', but found "
                          f"'{type(value).__name__}'")
     setattr(obj, name, value)

@@ -423,25 +423,13 @@ def is_typed_attribute(value: Any) -> bool:
 # methods: which compile, and overloads
 # ==============================================================================================================
 # torch.jit's decorators set `_torchscript_modifier` to a FunctionModifiers string; its first word says which
-TORCH_MODIFIERS = {"unused": UNUSED, "_drop": UNUSED, "ignore": IGNORE, "export": EXPORT}
-
-
-def modifier_of(function: Any) -> str | None:
-    """How a function is marked: IGNORE, UNUSED or EXPORT (by tsjit's decorators or torch.jit's), or None."""
-    found = function_modifier(function)
-    marker = getattr(function, "_torchscript_modifier", None)
-    if found is None and isinstance(marker, str) and marker:
-        found = TORCH_MODIFIERS.get(marker.split()[0])
-    return found
-
-
 def is_ignored(function: Any) -> bool:
     """Whether a function stays Python (`@tsjit.ignore`, `@tsjit.unused`, or torch.jit's)."""
-    return modifier_of(function) in (IGNORE, UNUSED)
+    return function_modifier(function) in (IGNORE, UNUSED)
 
 
 def is_exported(function: Any) -> bool:
-    return modifier_of(function) == EXPORT
+    return function_modifier(function) == EXPORT
 
 
 def methods_to_compile(nn_module: torch.nn.Module) -> list[str]:

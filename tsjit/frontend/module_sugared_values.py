@@ -32,7 +32,6 @@ from tsjit.frontend.concrete_module_type import (
     IterableModuleKind,
     is_ignored,
     method_overload_declarations,
-    modifier_of,
 )
 from tsjit.frontend.ir_emitter import GraphFunction
 from tsjit.frontend.parser import parse_definitions
@@ -42,6 +41,7 @@ from tsjit.frontend.resolver import (
     NativeResolver,
     PythonResolver,
     PythonValue,
+    function_modifier,
     python_signature,
     to_sugared_value,
 )
@@ -382,7 +382,7 @@ class IgnoredMethodValue(PythonValue):
         except SchemaError as error:
             raise CompileError(str(error), loc) from None
         return_type = matched.return_types[0]
-        if modifier_of(self.function) == UNUSED:
+        if function_modifier(self.function) == UNUSED:
             message = graph.insert_constant("This Python function is annotated to be ignored and cannot be run")
             emit_builtin_call(graph, loc, prim.RaiseException, [message, None])
             return SimpleValue(insert_node(graph, prim.Uninitialized, [], return_type).output())

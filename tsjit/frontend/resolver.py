@@ -493,9 +493,14 @@ def function_modifier(fn: Any) -> str | None:
     modifier = getattr(fn, "_tsjit_modifier", None)
     if modifier is not None:
         return modifier
-    torch_modifier = getattr(fn, "_torchscript_modifier", None)
-    name = getattr(torch_modifier, "name", None)
-    return {"IGNORE": IGNORE, "UNUSED": UNUSED, "EXPORT": EXPORT}.get(name)
+    # torch.jit's decorators leave a FunctionModifiers string such as "unused (ignored and replaced ...)"
+    marker = getattr(fn, "_torchscript_modifier", None)
+    if not isinstance(marker, str) or not marker:
+        return None
+    return _TORCH_MODIFIERS.get(marker.split()[0])
+
+
+_TORCH_MODIFIERS = {"unused": UNUSED, "_drop": UNUSED, "ignore": IGNORE, "export": EXPORT}
 
 
 _compiled_functions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

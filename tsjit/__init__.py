@@ -2,6 +2,9 @@
 
 The public API is named like torch.jit. Parts load on first use, so `import tsjit` stays cheap:
 
+    tsjit.script(fn_or_module)                # Python source -> ScriptFunction / ScriptModule
+    tsjit.trace(fn_or_module, example_inputs) # a recorded run -> ScriptFunction / ScriptModule
+    tsjit.save(module, path) / tsjit.load(path)
     tsjit.parse_ir(text)                      # TorchScript graph text -> Graph
     tsjit.run_graph(graph, *args)             # run any graph with the interpreter
     tsjit.register_operator(schema, fn)       # open operator registration
@@ -17,13 +20,16 @@ from tsjit.ir.graph import Block, Graph, Node, Use, Value
 
 # public name -> module that defines it (imported on first access)
 _LAZY = {
+    "script": "tsjit.api", "ScriptFunction": "tsjit.api", "ScriptModule": "tsjit.api",
+    "RecursiveScriptModule": "tsjit.api", "CompilationUnit": "tsjit.api", "annotate": "tsjit.api",
+    "ignore": "tsjit.api", "unused": "tsjit.api", "export": "tsjit.api",
+    "trace": "tsjit.api.trace", "trace_module": "tsjit.api.trace",
+    "save": "tsjit.serialization", "load": "tsjit.serialization",
     "parse_ir": "tsjit.ir.parser",
     "parse_schema": "tsjit.ir.schema",
     "register_operator": "tsjit.ops.registry",
     "run_graph": "tsjit.runtime.run",
-    "fork": "tsjit.runtime.futures",
-    "wait": "tsjit.runtime.futures",
-    "Future": "tsjit.runtime.futures",
+    "fork": "tsjit.runtime.futures", "wait": "tsjit.runtime.futures", "Future": "tsjit.runtime.futures",
 }
 
 __all__ = ["Block", "Graph", "Node", "TsjitError", "Use", "Value", *_LAZY]

@@ -49,10 +49,6 @@ def case(name: str, make_module: Callable[[], nn.Module], make_inputs: Callable[
     MODULE_CASES.append(ModuleCase(name, make_module, make_inputs, **options))
 
 
-def does_not_compile(reason: str) -> dict[str, str]:
-    return dict.fromkeys(("run", "kinds", "state_dict"), reason)
-
-
 def t(*shape: int) -> Callable[[], Tensor]:
     return lambda: torch.randn(*shape)
 
@@ -64,20 +60,6 @@ def args(*factories) -> Callable[[], tuple]:
 
 def tokens(*shape: int, high: int = 10) -> Callable[[], Tensor]:
     return lambda: torch.randint(0, high, shape)
-
-
-# MultiheadAttention's fast-path checks call torch.is_grad_enabled() and torch.is_autocast_enabled()
-FOLDS_GLOBAL_STATE = ("tsjit's constant propagation folds aten::is_grad_enabled() and aten::is_autocast_enabled() "
-                      "(no inputs) into constants, and with them the prim::If of `and`; torch keeps them: they read "
-                      "global state at run time")
-
-
-def folded(grad: int, autocast: int = 0) -> dict[str, int]:
-    """The node kinds missing when `grad` is_grad_enabled and `autocast` is_autocast_enabled calls are folded."""
-    difference = {"aten::is_grad_enabled": -grad, "prim::If": -grad - autocast}
-    if autocast:
-        difference.update({"aten::is_autocast_enabled": -autocast, "prim::Constant": -autocast})
-    return difference
 
 
 # ==============================================================================================================
@@ -160,16 +142,13 @@ case("lstm_dropout_train", lambda: Returning(nn.LSTM(3, 4, num_layers=2, dropout
      train=True)
 case("gru", lambda: Returning(nn.GRU(3, 5)), args(t(4, 2, 3)))
 case("gru_with_state", GRUWithState, args(t(4, 2, 3), t(2, 2, 5)))
-case("multihead_attention", SelfAttention, args(t(5, 2, 8)), kinds_difference=folded(1), why=FOLDS_GLOBAL_STATE)
+case("multihead_attention", SelfAttention, args(t(5, 2, 8)))
 case("multihead_attention_key_padding_mask", MaskedAttention,
-     args(t(2, 5, 8), lambda: torch.tensor([[False] * 4 + [True], [False] * 5])),
-     kinds_difference=folded(1, 1), why=FOLDS_GLOBAL_STATE)
-case("transformer_encoder_layer", lambda: nn.TransformerEncoderLayer(8, 2, dim_feedforward=16), args(t(5, 2, 8)),
-     kinds_difference=folded(2), why=FOLDS_GLOBAL_STATE)
+     args(t(2, 5, 8), lambda: torch.tensor([[False] * 4 + [True], [False] * 5])))
+case("transformer_encoder_layer", lambda: nn.TransformerEncoderLayer(8, 2, dim_feedforward=16), args(t(5, 2, 8)))
 case("transformer_encoder_layer_norm_first_gelu_train",
      lambda: nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, norm_first=True, activation="gelu",
-                                        batch_first=True), args(t(2, 5, 8)), train=True,
-     kinds_difference=folded(2, 2), why=FOLDS_GLOBAL_STATE)
+                                        batch_first=True), args(t(2, 5, 8)), train=True)
 case("sequential_conv_stack",
      lambda: nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.AvgPool2d(2),
                            nn.Flatten(), nn.Linear(16, 3)), args(t(2, 3, 4, 4)))
@@ -183,15 +162,10 @@ case("sequential_nested", lambda: nn.Sequential(nn.Sequential(nn.Linear(4, 4), n
                                                 nn.Sequential(nn.Linear(4, 2), nn.Sigmoid())), args(t(3, 4)))
 case("sequential_transformer_stack",
      lambda: nn.Sequential(nn.Linear(4, 8), nn.TransformerEncoderLayer(8, 2, dim_feedforward=16),
-                           nn.LayerNorm(8)), args(t(5, 2, 4)),
-     kinds_difference=folded(2), why=FOLDS_GLOBAL_STATE)
-case("maxpool2d", lambda: nn.MaxPool2d(2), args(t(1, 2, 4, 4)),
-     xfail=does_not_compile("the type parser drops N of Optional[BroadcastingList2[int]] (F.max_pool2d's stride), "
-                            "so the int constant `self.stride` does not match `int[]?`"))
+                           nn.LayerNorm(8)), args(t(5, 2, 4)))
+case("maxpool2d", lambda: nn.MaxPool2d(2), args(t(1, 2, 4, 4)))
 case("transformer_encoder", lambda: nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, dim_feedforward=16), 2,
-                                                          enable_nested_tensor=False), args(t(5, 2, 8)),
-     xfail=does_not_compile("the type parser does not know the annotation `torch.dtype` (nn.Transformer's mask "
-                            "helper)"))
+                                                          enable_nested_tensor=False), args(t(5, 2, 8)))
 
 
 # ==============================================================================================================
@@ -619,8 +593,7 @@ case("optional_submodule_present", lambda: OptionalSubmodule(True), args(t(2, 3)
 case("optional_submodule_none", lambda: OptionalSubmodule(False), args(t(2, 3)))
 case("shared_types", SharedTypes, args(t(2, 3)))
 case("unused_method", Unused, args(t(2, 3)))
-case("ignored_method", Ignored, args(t(2, 3)),
-     xfail={"run": "the interpreter has no implementation of prim::PythonOp (calls back into Python)"})
+case("ignored_method", Ignored, args(t(2, 3)))
 case("tuple_result_keyword_call", TupleResult, args(t(2, 3)))
 case("custom_sequential", lambda: CustomSequential(nn.Linear(3, 3), nn.ReLU(), nn.Linear(3, 1)), args(t(2, 3)))
 case("residual_around_sequential", lambda: Residual(nn.Sequential(nn.Linear(3, 3), nn.Tanh())), args(t(2, 3)))

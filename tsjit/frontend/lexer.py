@@ -231,9 +231,13 @@ class Lexer:
         self._layout = layout
         self._nesting = 0
         self._queue: deque[Token] = deque()
-        first_indent = self._lex_raw(whitespace_token=True)
-        self._indent_stack = [first_indent.range.end - first_indent.range.start]
+        self._indent_stack = [self._first_indent() if layout else 0]
         self._lex()
+
+    def _first_indent(self) -> int:
+        """The indentation of the first non-blank line: blocks close when lines return to it."""
+        first_indent = self._lex_raw(whitespace_token=True)
+        return first_indent.range.end - first_indent.range.start
 
     def cur(self) -> Token:
         """The current token (not consumed)."""
@@ -347,7 +351,7 @@ class Lexer:
     def _match_token(self, pos: int) -> Token:
         match = _TOKEN.match(self._text, pos)
         if match is None:
-            found = self._text[self._pos] if self._pos < len(self._text) else ""
+            found = self._text[pos] if pos < len(self._text) else ""
             raise SourceParseError(f"expected a valid token but found '{found}' here",
                                    SourceRange(self.source, pos, pos + 1))
         return self._token_from_match(match)

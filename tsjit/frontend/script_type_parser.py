@@ -42,6 +42,9 @@ BASE_TYPES: dict[str, T.Type] = {
     "None": T.NoneType.get(), "NoneType": T.NoneType.get(), "Any": T.AnyType.get(),
     "Capsule": T.CapsuleType.get(), "list": T.AnyListType.get(), "tuple": T.AnyTupleType.get(),
     "SymInt": T.IntType.get(), "SymFloat": T.FloatType.get(), "SymBool": T.BoolType.get(),
+    # torch's enum-like classes are ints in TorchScript (`torch.dtype` is a ScalarType code)
+    "dtype": T.IntType.get(), "layout": T.IntType.get(), "memory_format": T.IntType.get(),
+    "qscheme": T.IntType.get(), "device": T.DeviceType.get(), "Generator": T.GeneratorType.get(),
 }
 # module prefixes that name the same types as the bare names (`typing.List`, `torch.Tensor`)
 TYPE_MODULE_PREFIXES = ("typing.", "torch.", "builtins.", "torch.jit.", "tsjit.")
@@ -131,11 +134,15 @@ class ScriptTypeParser:
         return T.DictType(key, value)
 
     def broadcast_size(self, expr: Expr | None) -> int | None:
-        """N for a `BroadcastingListN[T]` annotation (the argument also accepts a single T), else None."""
+        """N for a `BroadcastingListN[T]` annotation, also inside `Optional[...]` (F.max_pool2d's `stride`): the
+        argument accepts a single T as well; else None."""
         if not isinstance(expr, Subscript):
             return None
         name = base_type_name(expr.value)
-        return BROADCASTING_LISTS.get(_strip_type_module(name)) if name else None
+        constructor = _strip_type_module(name) if name else None
+        if constructor == "Optional" and len(expr.subscript_exprs) == 1:
+            return self.broadcast_size(expr.subscript_exprs[0])
+        return BROADCASTING_LISTS.get(constructor) if constructor else None
 
     # ---- signatures ----------------------------------------------------------------------------------------
     def parse_schema_from_def(self, definition: Def, skip_self: bool = False,

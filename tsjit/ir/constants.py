@@ -33,9 +33,16 @@ def constant_value(node) -> Any:
     if node.kind is not prim.Constant:
         raise IRError(f"{node.kind} is not a prim::Constant")
     if not node.has_attribute(attr.value):
-        return None
+        return _valueless_constant(node.output().type)
     kind, value = node._attribute(attr.value)
     return _value_of_kind(kind, value, node.output().type)
+
+
+def _valueless_constant(type_) -> Any:
+    """None, or the function a Function-typed constant (`prim::Constant[name="helper"]`) stands for."""
+    from tsjit.ir.types import FunctionType
+
+    return type_.function if isinstance(type_, FunctionType) else None
 
 
 def _value_of_kind(kind: str, value: Any, type_) -> Any:

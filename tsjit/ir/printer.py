@@ -38,6 +38,7 @@ from tsjit.ir.tensor_text import format_tensor
 SUBGRAPH = attribute_symbol("Subgraph")
 PYTHON_OP_NAME = attribute_symbol("name")
 PYTHON_OP_SCALARS = attribute_symbol("scalar_args")
+PYTHON_OP_OBJECT = attribute_symbol("pyobj")  # the Python callable itself: PyTorch never prints it
 GRAPH_INPUT_SEPARATOR = ",\n      "
 # the Node methods that read and write an attribute of each kind (`is` and `is_` are Python keywords)
 ATTRIBUTE_GETTERS = {"i": "i", "f": "f", "c": "c", "s": "s", "t": "t", "g": "g", "ty": "ty", "ival": "ival",
@@ -132,7 +133,7 @@ def _python_op_head(node) -> str:
     # %3 : Float(2, ...) = ^MyFn[inplace=0, module="__main__", Subgraph=<Graph>](2.5)(%x)
     name = node.s(PYTHON_OP_NAME) if node.has_attribute(PYTHON_OP_NAME) else "PythonOp"
     scalars = node.ss(PYTHON_OP_SCALARS) if node.has_attribute(PYTHON_OP_SCALARS) else []
-    attributes = format_attributes(node, skip=(PYTHON_OP_NAME, PYTHON_OP_SCALARS))
+    attributes = format_attributes(node, skip=(PYTHON_OP_NAME, PYTHON_OP_SCALARS, PYTHON_OP_OBJECT))
     return f"^{name}{attributes}({', '.join(scalars)})"
 
 

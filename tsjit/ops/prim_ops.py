@@ -221,6 +221,11 @@ def _get_attr(node) -> Operation:
     return lambda obj: getattr(obj, name)
 
 
+def _python_op(node) -> Operation:
+    """A call back into Python (`@tsjit.ignore`d functions and methods): the callable is the `pyobj` attribute."""
+    return node.ival("pyobj")
+
+
 def _set_attr(node) -> Operation:
     name = node.s("name")
     return lambda obj, value: setattr(obj, name, value)
@@ -341,6 +346,7 @@ NODE_OPERATIONS: dict[Symbol, OperationFactory] = {
     prim.RaiseException: _fixed(raise_exception),
     prim.NumToTensor: _fixed(num_to_tensor),
     prim.ImplicitTensorToNum: _implicit_tensor_to_num,
+    prim.PythonOp: _python_op,
 }
 
 OPERATORS: list[tuple[str, Operation]] = [

@@ -209,4 +209,5 @@ def _call_by_position(op_overload: torch._ops.OpOverload, schema: FunctionSchema
         return op_overload(*inputs[:positional], **dict(zip(keywords, inputs[positional:])))
 
     operation.__name__ = f"{schema.operator_name}"
+    operation.op_overload = op_overload  # type: ignore[attr-defined]  # lets the runtime call the overload directly
     return operation

@@ -197,8 +197,10 @@ def _supported(node: Node) -> bool:
     """Nodes constant propagation may run: no mutable values in or out, no side effects, no blocks."""
     if any(is_mutable_type(v.type) for v in (*node.inputs, *node.outputs)):
         return False
+    # a node without inputs reads global state (aten::is_grad_enabled, aten::is_autocast_enabled): folding it
+    # would bake the mode at compile time into the graph
     return (node.kind not in SKIP_KINDS and node.kind not in NONDETERMINISTIC and not node.blocks
-            and not node_has_side_effects(node) and node.kind.ns != "onnx")
+            and bool(node.inputs) and not node_has_side_effects(node) and node.kind.ns != "onnx")
 
 
 def _loop_will_not_run(node: Node) -> bool:

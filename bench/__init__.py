@@ -1,0 +1,1 @@
+"""Benchmarks of tsjit against eager PyTorch and torch.jit, run by `make bench` (`python -m bench`)."""

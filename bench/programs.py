@@ -1,0 +1,88 @@
+"""The benchmark programs, each built three ways from one description: an eager Python function, a torch.jit
+function compiled from the same source, and a tsjit Function running the equivalent graph text."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from tsjit.ir.parser import parse_ir
+from tsjit.runtime.function import Function
+from tsjit.runtime.futures import fork, wait
+
+# the chain: unary ops of x, and binary ops of x and the second input y
+CHAIN = ["sin", "add", "mul", "cos", "tanh", "sub", "relu", "neg", "sigmoid", "add"] * 10
+_BINARY = {"add": "aten::add(%{x}, %y, %one)", "sub": "aten::sub(%{x}, %y, %one)", "mul": "aten::mul(%{x}, %y)"}
+
+
+def chain_variants() -> tuple[Callable, Callable, Function]:
+    source = ["def chain(x, y):"]
+    graph = ["graph(%x : Tensor, %y : Tensor):", "  %one : int = prim::Constant[value=1]()"]
+    previous = "x"
+    for i, op in enumerate(CHAIN):
+        source.append(f"    x = torch.{op}(x, y)" if op in _BINARY else f"    x = torch.{op}(x)")
+        call = _BINARY[op].format(x=previous) if op in _BINARY else f"aten::{op}(%{previous})"
+        graph.append(f"  %v{i} : Tensor = {call}")
+        previous = f"v{i}"
+    source.append("    return x\n")
+    graph.append(f"  return (%{previous})\n")
+    return _eager_and_scripted("chain", "\n".join(source)) + (Function("chain", parse_ir("\n".join(graph))),)
+
+
+def _eager_and_scripted(name: str, source: str) -> tuple[Callable, Callable]:
+    namespace = {"torch": torch}
+    exec(compile(source, f"<bench {name}>", "exec"), namespace)
+    return namespace[name], getattr(torch.jit.CompilationUnit(source), name)
+
+
+# fork4: ten matmuls per call, four calls on four different inputs (so no compiler can merge the calls)
+MATMULS = 10
+_WORK_SOURCE = "def work(a, b):\n" + "    a = torch.mm(a, b)\n" * MATMULS + "    return a\n"
+_FORKED_SOURCE = _WORK_SOURCE + """
+def forked(a0, a1, a2, a3, b):
+    futures = [torch.jit.fork(work, a, b) for a in [a0, a1, a2, a3]]
+    return torch.stack([torch.jit.wait(f) for f in futures])
+
+def serial(a0, a1, a2, a3, b):
+    return torch.stack([work(a, b) for a in [a0, a1, a2, a3]])
+"""
+
+
+def work_graph() -> str:
+    lines = ["graph(%a : Tensor, %b : Tensor):"]
+    previous = "a"
+    for i in range(MATMULS):
+        lines.append(f"  %m{i} : Tensor = aten::mm(%{previous}, %b)")
+        previous = f"m{i}"
+    return "\n".join(lines + [f"  return (%{previous})"])
+
+
+def forked_graph() -> str:
+    """Four prim::fork nodes running the work subgraph (printed once per node), then four aten::wait."""
+    lines = ["graph(%a0 : Tensor, %a1 : Tensor, %a2 : Tensor, %a3 : Tensor, %b : Tensor):",
+             "  %zero : int = prim::Constant[value=0]()"]
+    lines += [f"  %f{i} : Future[Tensor] = prim::fork_{i}(%a{i}, %b)" for i in range(4)]
+    lines += [f"  %r{i} : Tensor = aten::wait(%f{i})" for i in range(4)]
+    lines += ["  %rs : Tensor[] = prim::ListConstruct(%r0, %r1, %r2, %r3)",
+              "  %out : Tensor = aten::stack(%rs, %zero)", "  return (%out)"]
+    bodies = [work_graph().replace("graph(", f"with prim::fork_{i} = graph(", 1) for i in range(4)]
+    return "\n".join(lines + bodies) + "\n"
+
+
+def fork_variants() -> dict[str, Callable]:
+    """Each variant takes (a0, a1, a2, a3, b) and returns the four results stacked."""
+    compiled = torch.jit.CompilationUnit(_FORKED_SOURCE)
+    namespace = {"torch": torch}
+    exec(compile(_WORK_SOURCE, "<bench work>", "exec"), namespace)
+    work = namespace["work"]
+    tsjit_work = Function("work", parse_ir(work_graph()))
+    tsjit_forked = Function("forked", parse_ir(forked_graph()))
+    return {
+        "eager serial": lambda *a, b: torch.stack([work(x, b) for x in a]),
+        "torch.jit serial": lambda *a, b: compiled.serial(*a, b),
+        "torch.jit forked": lambda *a, b: compiled.forked(*a, b),
+        "tsjit serial": lambda *a, b: torch.stack([tsjit_work(x, b) for x in a]),
+        "tsjit forked (graph)": lambda *a, b: tsjit_forked(*a, b),
+        "tsjit.fork (Python)": lambda *a, b: torch.stack([wait(f) for f in [fork(tsjit_work, x, b) for x in a]]),
+    }

@@ -1,0 +1,160 @@
+"""Operations: dispatcher nodes reach their exact overload, through the cheapest verified entry point; the
+runtime's own node kinds (profiling checks) behave like TorchScript's."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from tsjit.errors import SchemaError
+from tsjit.ir.parser import parse_ir
+from tsjit.ops.registry import register_operator
+from tsjit.runtime.function import Function
+from tsjit.runtime.operations import compile_operation, operation_for_node
+from tsjit.runtime.run import run_graph
+
+
+class RecordDispatches(TorchDispatchMode):
+    """Records every OpOverload that reaches the dispatcher's Python key."""
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        return False
+
+    def __init__(self):
+        super().__init__()
+        self.seen: list[str] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.seen.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+
+def node_of(text: str, kind: str):
+    graph = parse_ir(textwrap.dedent(text))
+    return graph, next(node for node in graph.nodes() if node.kind == kind)
+
+
+def test_each_node_dispatches_to_its_exact_overload() -> None:
+    # eager `x * 2.5` would dispatch aten.mul.Tensor with a wrapped number; the node is aten::mul.Scalar
+    graph = parse_ir(textwrap.dedent("""\
+        graph(%x : Tensor, %y : Tensor):
+          %f : float = prim::Constant[value=2.5]()
+          %a : Tensor = aten::mul(%x, %f)
+          %b : Tensor = aten::mul(%a, %y)
+          %c : Tensor = aten::sin(%b)
+          return (%c)"""))
+    x, y = torch.ones(2), torch.full((2,), 3.0)
+    function = Function("f", graph)
+    function(x, y)  # compiles the plan outside the recorder
+    recorder = RecordDispatches()
+    with recorder:
+        result = function(x, y)
+    assert recorder.seen == ["aten.mul.Scalar", "aten.mul.Tensor", "aten.sin.default"]
+    torch.testing.assert_close(result, torch.sin(x * 2.5 * y))
+
+
+def test_a_verified_binding_is_used_where_it_reaches_the_same_overload() -> None:
+    _, sin = node_of("""\
+        graph(%x : Tensor):
+          %y : Tensor = aten::sin(%x)
+          return (%y)""", "aten::sin")
+    assert compile_operation(sin).operation is torch._C._VariableFunctions.sin
+    _, mul = node_of("""\
+        graph(%x : Tensor):
+          %f : float = prim::Constant[value=2.5]()
+          %y : Tensor = aten::mul(%x, %f)
+          return (%y)""", "aten::mul")
+    assert compile_operation(mul).operation is torch.ops.aten.mul.Scalar._op  # the binding picks mul.Tensor
+
+
+def test_a_binding_whose_defaults_differ_from_the_schema_is_not_used() -> None:
+    # torch._C._nn.mse_loss(x, y) does not reduce, although the schema's default reduction is the mean
+    graph, node = node_of("""\
+        graph(%x : Tensor, %y : Tensor):
+          %mean : int = prim::Constant[value=1]()
+          %loss : Tensor = aten::mse_loss(%x, %y, %mean)
+          return (%loss)""", "aten::mse_loss")
+    assert compile_operation(node).operation is torch.ops.aten.mse_loss.default._op
+    x, y = torch.zeros(2, 3), torch.ones(2, 3)
+    torch.testing.assert_close(run_graph(graph, x, y), torch.nn.functional.mse_loss(x, y))
+
+
+def test_trailing_constant_defaults_are_left_out_of_the_call() -> None:
+    _, softmax = node_of("""\
+        graph(%x : Tensor):
+          %dim : int = prim::Constant[value=-1]()
+          %none : NoneType = prim::Constant()
+          %y : Tensor = aten::softmax(%x, %dim, %none)
+          return (%y)""", "aten::softmax")
+    operation, inputs = compile_operation(softmax)
+    assert inputs == (0, 1)
+    torch.testing.assert_close(operation(torch.ones(2), -1), torch.full((2,), 0.5))
+    torch.testing.assert_close(operation_for_node(softmax)(torch.ones(2), -1, None), torch.full((2,), 0.5))
+
+
+@register_operator("tsjit_test::triple(int x) -> int")
+def triple(x: int) -> int:
+    return 3 * x
+
+
+def test_python_operators_run_as_registered() -> None:
+    _, node = node_of("""\
+        graph(%x : int):
+          %y : int = tsjit_test::triple(%x)
+          return (%y)""", "tsjit_test::triple")
+    assert compile_operation(node).operation is triple
+
+
+def test_a_node_without_an_operator_is_a_schema_error_naming_it() -> None:
+    _, node = node_of("""\
+        graph(%x : int):
+          %y : int = tsjit_test::missing(%x)
+          return (%y)""", "tsjit_test::missing")
+    with pytest.raises(SchemaError, match="tsjit_test::missing"):
+        compile_operation(node)
+
+
+FLOAT_2_3 = "Float(2, 3, strides=[3, 1], requires_grad=0, device=cpu)"
+TYPE_CHECKED = f"""\
+graph(%x : Tensor):
+  %a : {FLOAT_2_3}, %ok : bool = prim::TypeCheck[types=[{FLOAT_2_3}]](%x)
+  %r : (Tensor, bool) = prim::TupleConstruct(%a, %ok)
+  return (%r)
+"""
+
+
+@pytest.mark.parametrize("x, matches", [
+    (torch.ones(2, 3), True),
+    (torch.ones(3, 2), False),
+    (torch.ones(3, 2).t(), False),  # the strides differ
+    (torch.ones(2, 3, dtype=torch.float64), False),
+    (torch.ones(2, 3, requires_grad=True), False),
+])
+def test_type_check_compares_every_known_property(x: torch.Tensor, matches: bool) -> None:
+    passed, ok = run_graph(parse_ir(TYPE_CHECKED), x)
+    assert passed is x and ok is matches
+
+
+def test_requires_grad_check_compares_requires_grad_under_grad_mode() -> None:
+    graph = parse_ir(textwrap.dedent("""\
+        graph(%x : Tensor):
+          %a : Tensor, %ok : bool = prim::RequiresGradCheck[types=[Tensor(requires_grad=1)]](%x)
+          return (%ok)"""))
+    assert run_graph(graph, torch.ones(1, requires_grad=True)) is True
+    assert run_graph(graph, torch.ones(1)) is False
+    with torch.no_grad():
+        assert run_graph(graph, torch.ones(1, requires_grad=True)) is False
+
+
+def test_profile_nodes_pass_their_inputs_through() -> None:
+    graph = parse_ir(textwrap.dedent("""\
+        graph(%x : Tensor):
+          %p : Tensor = prim::profile[profiled_type=Float(2, strides=[1], requires_grad=0, device=cpu), seen_none=0](%x)
+          %y : Tensor = aten::neg(%p)
+           = prim::profile()
+          return (%y)"""))
+    torch.testing.assert_close(run_graph(graph, torch.ones(2)), -torch.ones(2))

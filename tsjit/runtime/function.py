@@ -1,0 +1,34 @@
+"""Function: a named Graph and the GraphExecutor that runs it (C++ GraphFunction; seed: "Method").
+
+Methods are Functions whose graph takes the object as first input, listed in the object's ClassType
+(`type.methods`) and bound to an object as a Method (objects.py). The user-facing classes (ScriptFunction,
+ScriptModule, CompilationUnit) build on these in tsjit.api.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tsjit.ir.graph import Graph
+from tsjit.runtime.futures import Future
+from tsjit.runtime.graph_executor import GraphExecutor
+
+
+class Function:
+    """A named graph and its executor; calling it runs the graph, from any number of threads at once."""
+
+    def __init__(self, name: str, graph: Graph, optimize: bool = True):
+        self.name = name
+        self.qualname = name
+        self.graph = graph
+        self.executor = GraphExecutor(graph, optimize)
+
+    def __call__(self, *args: Any) -> Any:
+        return self.executor.run(args)
+
+    def run_async(self, *args: Any) -> Future:
+        """Start a call on the thread pool (what `tsjit.fork(function, *args)` does)."""
+        return self.executor.run_async(args)
+
+    def __repr__(self) -> str:
+        return f"<tsjit Function {self.qualname}>"

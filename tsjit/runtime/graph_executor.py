@@ -1,0 +1,170 @@
+"""The graph executor: specializes a graph to its inputs, optimizes it, and caches the compiled result.
+
+(seed: jit-overview.md "Graph Executor", "Specialization"; pytorch-ir-2018.md "Graph specialization".) Every
+call computes an ArgumentSpec: for each tensor among the inputs, and inside input tuples, whether it is defined,
+its dtype, rank, requires_grad (only while grad mode is on) and device. The spec keys a thread-safe cache of
+ExecutionPlans. On a miss the graph is copied, its input types are refined to what the spec knows, the
+optimization pipeline runs, and the result is compiled to Code:
+
+    graph(%x : Tensor, %n : int)      --  torch.rand(2, 3), 4  -->      graph(%x : Float(*, *, device=cpu), %n : int)
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import torch
+
+from tsjit.ir.graph import Graph
+from tsjit.ir.types import OptionalType, TensorType, TupleType, Type
+from tsjit.runtime.futures import Future, submit
+from tsjit.runtime.interpreter import Code, InterpreterState
+
+
+class TensorSpec(NamedTuple):
+    """What a plan is specialized to for one tensor input (sizes are deliberately left out)."""
+
+    defined: bool
+    dtype: torch.dtype | None
+    rank: int | None
+    requires_grad: bool
+    device: torch.device | None
+
+
+UNDEFINED = TensorSpec(False, None, None, False, None)
+ArgumentSpec = tuple  # per input: a TensorSpec, a tuple of specs for a tuple input, or None
+
+
+def create_argument_spec(inputs: Sequence[Any]) -> ArgumentSpec:
+    """The ArgumentSpec of one call's inputs. None counts as an undefined tensor."""
+    grad_enabled = torch.is_grad_enabled()
+    return tuple(_spec_of(value, grad_enabled) for value in inputs)
+
+
+def _spec_of(value: Any, grad_enabled: bool) -> Any:
+    if isinstance(value, torch.Tensor):
+        return TensorSpec(True, value.dtype, value.dim(), grad_enabled and value.requires_grad, value.device)
+    if isinstance(value, tuple):
+        return tuple(_spec_of(element, grad_enabled) for element in value)
+    return UNDEFINED if value is None else None
+
+
+def specialize_types(graph: Graph, spec: ArgumentSpec) -> None:
+    """Give the graph's inputs the types the spec knows: `Tensor` becomes e.g. `Float(*, *, device=cpu)`."""
+    for value, argument in zip(graph.inputs, spec):
+        value.set_type(_refined(value.type, argument))
+
+
+def _refined(type_: Type, spec: Any) -> Type:
+    if isinstance(spec, TensorSpec) and _holds_tensor(type_):
+        if not spec.defined:
+            return type_ if isinstance(type_, OptionalType) else TensorType.get().with_undefined(True)
+        return TensorType(dtype=spec.dtype, device=spec.device, requires_grad=spec.requires_grad,
+                          sizes=(None,) * spec.rank)
+    if isinstance(spec, tuple) and isinstance(type_, TupleType) and len(spec) == len(type_.elements):
+        return type_.with_contained([_refined(t, s) for t, s in zip(type_.elements, spec)])
+    return type_
+
+
+def _holds_tensor(type_: Type) -> bool:
+    return isinstance(type_, TensorType) or (isinstance(type_, OptionalType)
+                                             and isinstance(type_.elem, TensorType))
+
+
+# ---- the optimization pipeline ---------------------------------------------------------------------------------
+# Each stage is a named slot that later work fills with passes (seed: "Pre-derivative Optimization" onwards).
+# A stage takes the specialized graph, rewrites it in place and returns whether it changed anything.
+def run_required_passes(graph: Graph) -> bool:
+    """Passes every graph needs before it can run (specializing undefined gradients, lowering GradOf)."""
+    return False
+
+
+def run_inference_passes(graph: Graph) -> bool:
+    """Constant propagation, then propagation of the input dtypes, ranks and devices through the graph."""
+    return False
+
+
+def run_derivative_preserving_optimizations(graph: Graph) -> bool:
+    """Rewrites autograd can still differentiate: dead code, common subexpressions, constant pooling,
+    peephole rewrites, loop unrolling."""
+    return False
+
+
+def run_post_derivative_optimizations(graph: Graph) -> bool:
+    """Splitting out differentiable subgraphs, and the rewrites that break autograd (fusion)."""
+    return False
+
+
+OPTIMIZATION_PIPELINE: tuple[Callable[[Graph], bool], ...] = (
+    run_required_passes,
+    run_inference_passes,
+    run_derivative_preserving_optimizations,
+    run_post_derivative_optimizations,
+)
+
+
+def optimize_graph(graph: Graph) -> None:
+    """Run the pipeline top to bottom; with TSJIT_LINT=1 the graph is linted after every stage."""
+    for stage in OPTIMIZATION_PIPELINE:
+        stage(graph)
+        if os.environ.get("TSJIT_LINT") == "1":
+            graph.lint()
+
+
+# ---- the executor ----------------------------------------------------------------------------------------------
+class ExecutionPlan(NamedTuple):
+    """A graph specialized to one ArgumentSpec, and its Code."""
+
+    graph: Graph
+    code: Code
+
+
+class GraphExecutor:
+    """Runs a graph: picks (or builds) the ExecutionPlan for the inputs' ArgumentSpec, then interprets it."""
+
+    def __init__(self, graph: Graph, optimize: bool = True):
+        self.graph = graph
+        self.optimize = optimize
+        self._plans: dict[ArgumentSpec, ExecutionPlan] = {}
+        self._lock = threading.RLock()  # a same-thread re-entry fails loudly instead of hanging
+
+    def run(self, inputs: Sequence[Any]) -> Any:
+        """The graph's result for `inputs` (one value, a tuple for several outputs, None for none)."""
+        return InterpreterState(self.get_plan(inputs).code, inputs).run()
+
+    def run_async(self, inputs: Sequence[Any]) -> Future:
+        """Start running on a pool thread; the Future completes with the result (or the error)."""
+        future = Future()
+        submit(lambda: self._start(inputs, future))
+        return future
+
+    def _start(self, inputs: Sequence[Any], future: Future) -> None:
+        try:
+            state = InterpreterState(self.get_plan(inputs).code, inputs)
+        except Exception as error:
+            future.set_exception(error)
+            return
+        state.run_async(future)
+
+    def get_plan(self, inputs: Sequence[Any]) -> ExecutionPlan:
+        spec = create_argument_spec(inputs)
+        plan = self._plans.get(spec)
+        return plan if plan is not None else self._compile(spec)
+
+    @property
+    def plans(self) -> dict[ArgumentSpec, ExecutionPlan]:
+        """The cached plans (a copy), for tests and debugging."""
+        return dict(self._plans)
+
+    def _compile(self, spec: ArgumentSpec) -> ExecutionPlan:
+        with self._lock:
+            if spec not in self._plans:
+                graph = self.graph.copy()
+                specialize_types(graph, spec)
+                if self.optimize:
+                    optimize_graph(graph)
+                self._plans[spec] = ExecutionPlan(graph, Code(graph))
+            return self._plans[spec]

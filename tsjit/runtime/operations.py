@@ -1,0 +1,346 @@
+"""Operations: the Python callable that runs a node, resolved once per node when its Code is compiled.
+
+An Operation takes the node's inputs positionally and returns its single output, a sequence for several
+outputs, or None (seed: jit-overview.md "Operation", "Operator"). Where it comes from, in order:
+
+1. Node kinds whose behaviour depends on the node itself (attributes, number of inputs) have a factory in a
+   table keyed by kind: the runtime's own (`RUNTIME_NODE_OPERATIONS`, the profiling executor's checks) and
+   `tsjit.ops.prim_ops.NODE_OPERATIONS` (TupleConstruct, GetAttr, Constant, ...).
+2. Otherwise the node's schema names an Operator. A Python implementation (JIT-only builtins, user
+   registrations) is called as is.
+3. A dispatcher operator calls its exact `torch.ops` overload. Going through `OpOverload` costs about a
+   microsecond in Python; its C entry point `OpOverload._op` saves most of that, but still boxes every argument
+   through the JIT schema, so on small tensors it takes ~1.4x the time of the ordinary binding (`torch.add`,
+   `Tensor.add_`). Where that binding provably reaches the same overload for the node's argument types, it is
+   used instead: the proof is one call under a dispatch mode that records which OpOverload the binding
+   dispatches to first (see `_verified_binding`). Trailing arguments that are constants equal to their schema
+   defaults are left out of the call, and constant keyword-only arguments are bound once, so
+
+       %y : Tensor = aten::add(%a, %b, %one)      # aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1)
+
+   runs as `torch._C._VariableFunctions.add(a, b)` reading two registers.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from tsjit.errors import SchemaError
+from tsjit.ir.constants import constant_value
+from tsjit.ir.graph import Node, Value
+from tsjit.ir.schema import FunctionSchema
+from tsjit.ir.symbols import Symbol, prim
+from tsjit.ir.types import BoolType, DeviceType, FloatType, IntType, ListType, NoneType, StringType, TensorType
+from tsjit.ops.matching import find_operator_for_node
+from tsjit.ops.registry import Operator
+from tsjit.runtime.objects import Object
+
+Operation = Callable[..., Any]
+OperationFactory = Callable[[Node], Operation]
+
+
+class CompiledOperation(NamedTuple):
+    """An Operation plus which of the node's inputs it takes (the others are constants it already holds)."""
+
+    operation: Operation
+    inputs: tuple[int, ...]
+
+
+def operation_for_node(node: Node) -> Operation:
+    """The callable running `node`, taking all of the node's inputs positionally."""
+    operation, inputs = compile_operation(node)
+    if inputs == tuple(range(len(node.inputs))):
+        return operation
+    return lambda *values: operation(*[values[i] for i in inputs])
+
+
+def compile_operation(node: Node) -> CompiledOperation:
+    """The cheapest callable running `node` and the positions of the inputs it must be given."""
+    all_inputs = tuple(range(len(node.inputs)))
+    factory = node_operation_factory(node.kind)
+    if factory is not None:
+        return CompiledOperation(factory(node), all_inputs)
+    operator = _operator_for(node)
+    operation = operator.get_operation(node)
+    overload = _dispatcher_overload(operation)
+    if overload is None:
+        return CompiledOperation(operation, all_inputs)
+    return _dispatcher_operation(overload, operator.schema, node)
+
+
+def node_operation_factory(kind: Symbol) -> OperationFactory | None:
+    """The factory building operations for nodes of `kind` from the node itself, if that kind has one."""
+    return RUNTIME_NODE_OPERATIONS.get(kind) or _prim_node_operations().get(kind)
+
+
+@functools.cache
+def _prim_node_operations() -> dict[Symbol, OperationFactory]:
+    """tsjit's prim ops and JIT-only builtins, imported on first use so `import tsjit` stays cheap."""
+    importlib.import_module("tsjit.ops.builtins")
+    return importlib.import_module("tsjit.ops.prim_ops").NODE_OPERATIONS
+
+
+def _operator_for(node: Node) -> Operator:
+    _prim_node_operations()  # the builtins register their operators on import
+    operator = find_operator_for_node(node)
+    if operator is None:
+        raise SchemaError(f"no operator implements {node.kind} for inputs of these types:\n  {node!r}")
+    return operator
+
+
+def _dispatcher_overload(operation: Operation) -> torch._ops.OpOverload | None:
+    """The OpOverload behind an operator's operation, or None when its implementation is Python code.
+
+    The registry hands out the OpOverload itself, or (for schemas with keyword-only arguments) an adapter that
+    names it as `op_overload`.
+    """
+    if isinstance(operation, torch._ops.OpOverload):
+        return operation
+    return getattr(operation, "op_overload", None)
+
+
+# ---- dispatcher operators ------------------------------------------------------------------------------------
+class _CallShape(NamedTuple):
+    """How a node's inputs are passed to a dispatcher call."""
+
+    positional: tuple[int, ...]  # node input positions passed positionally
+    keywords: tuple[tuple[str, int], ...]  # (argument name, node input position) passed by keyword
+    bound: dict[str, Any]  # constant keyword-only arguments, bound once
+
+
+def _dispatcher_operation(overload: torch._ops.OpOverload, schema: FunctionSchema,
+                          node: Node) -> CompiledOperation:
+    shape = _call_shape(schema, node)
+    call = _verified_binding(overload, node, shape) or overload._op
+    if shape.bound:
+        call = functools.partial(call, **shape.bound)
+    if not shape.keywords:
+        return CompiledOperation(call, shape.positional)
+    return CompiledOperation(_with_keywords(call, len(shape.positional), shape.keywords),
+                             shape.positional + tuple(i for _, i in shape.keywords))
+
+
+def _call_shape(schema: FunctionSchema, node: Node) -> _CallShape:
+    """Leave out trailing positional and all keyword-only arguments that are constants equal to their default."""
+    pairs = list(zip(schema.arguments, range(len(node.inputs))))
+    positional = [(argument, i) for argument, i in pairs if not argument.kwarg_only]
+    while positional and _is_default(*positional[-1], node):
+        positional.pop()
+    keywords, bound = [], {}
+    for argument, i in pairs:
+        if not argument.kwarg_only or _is_default(argument, i, node):
+            continue
+        if _is_constant(node.inputs[i]):
+            bound[argument.name] = constant_value(node.inputs[i].node)
+        else:
+            keywords.append((argument.name, i))
+    return _CallShape(tuple(i for _, i in positional), tuple(keywords), bound)
+
+
+def _is_default(argument, index: int, node: Node) -> bool:
+    value = node.inputs[index]
+    if not argument.has_default or not _is_constant(value):
+        return False
+    constant = constant_value(value.node)
+    return type(constant) is type(argument.default_value) and constant == argument.default_value
+
+
+def _is_constant(value: Value) -> bool:
+    return value.node.kind is prim.Constant
+
+
+def _with_keywords(call: Operation, positional: int, keywords: tuple[tuple[str, int], ...]) -> Operation:
+    names = tuple(name for name, _ in keywords)
+
+    def operation(*inputs):
+        return call(*inputs[:positional], **dict(zip(names, inputs[positional:])))
+
+    return operation
+
+
+# ---- the verified fast binding -------------------------------------------------------------------------------
+_BINDING_NAMESPACES = (torch._C._VariableFunctions, torch._C._nn, torch._C._linalg, torch._C._special,
+                       torch._C._fft, torch._C.TensorBase)
+_bindings: dict[tuple, Operation | None] = {}
+_bindings_lock = threading.RLock()
+
+
+def _verified_binding(overload: torch._ops.OpOverload, node: Node, shape: _CallShape) -> Operation | None:
+    """PyTorch's Python binding of the overload's name, if it dispatches exactly what `overload` does here.
+
+    A binding chooses among its signatures by the Python types of the arguments alone, and the node's static
+    types fix those, so one recorded call with stand-in values of the same types proves the choice.
+    """
+    samples = _sample_arguments(node, shape)
+    if samples is None:
+        return None
+    args, kwargs = samples
+    key = (overload, tuple(map(type, args)), tuple((k, type(v)) for k, v in kwargs.items()))
+    with _bindings_lock:
+        if key not in _bindings:
+            _bindings[key] = _find_binding(overload, args, kwargs)
+        return _bindings[key]
+
+
+def _find_binding(overload: torch._ops.OpOverload, args: list, kwargs: dict) -> Operation | None:
+    name = overload._schema.name.partition("::")[2]
+    candidates = (getattr(namespace, name, None) for namespace in _BINDING_NAMESPACES)
+    return next((c for c in candidates if c is not None and _dispatches_to(c, overload, args, kwargs)), None)
+
+
+def _dispatches_to(binding: Operation, overload: torch._ops.OpOverload, args: list, kwargs: dict) -> bool:
+    """Whether `binding` dispatches the same overload with the same arguments as `overload._op`, defaults
+    included: a binding's defaults can differ from the schema's (`torch._C._nn.mse_loss(x, y)` does not reduce).
+    """
+    expected = _first_dispatch(overload._op, args, kwargs)
+    return expected is not None and expected[0] is overload and _first_dispatch(binding, args, kwargs) == expected
+
+
+def _first_dispatch(call: Operation, args: list, kwargs: dict) -> tuple | None:
+    """(OpOverload, arguments, keyword arguments) of the first dispatch `call` makes, or None."""
+    recorder = _FirstDispatch()
+    try:
+        with recorder:
+            call(*args, **kwargs)
+    except Exception:  # the recorder stops the call at its first dispatch; a call that rejects fails here
+        pass
+    return recorder.first
+
+
+class _FirstDispatch(TorchDispatchMode):
+    """Records the first dispatch under it (tensors by identity) and stops the call right there."""
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        return False  # else TorchDispatchMode wraps __torch_dispatch__ in a guard that imports torch._dynamo
+
+    def __init__(self):
+        super().__init__()
+        self.first: tuple | None = None
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.first = (func, _comparable(args), _comparable(kwargs or {}))
+        raise _Stopped()
+
+
+class _Stopped(Exception):
+    """Raised by _FirstDispatch to abandon the recorded call."""
+
+
+def _comparable(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return ("tensor", id(value))
+    if isinstance(value, list | tuple):
+        return tuple(map(_comparable, value))
+    if isinstance(value, dict):
+        return tuple(sorted((key, _comparable(v)) for key, v in value.items()))
+    return value
+
+
+def _sample_arguments(node: Node, shape: _CallShape) -> tuple[list, dict] | None:
+    """Stand-ins for the call's arguments: constants as they are, others by static type (None if unsure)."""
+    args = [_sample(node.inputs[i]) for i in shape.positional]
+    kwargs = {name: _sample(node.inputs[i]) for name, i in shape.keywords}
+    kwargs.update(shape.bound)
+    if any(a is _UNSURE for a in args) or any(v is _UNSURE for v in kwargs.values()):
+        return None
+    return args, kwargs
+
+
+_UNSURE = object()
+
+
+def _sample(value: Value) -> Any:
+    """A value with the Python type `value` always has at run time, or _UNSURE when that type can vary."""
+    if _is_constant(value) and not isinstance(value.type, TensorType):
+        return constant_value(value.node)
+    return _sample_of_type(value.type)
+
+
+def _sample_of_type(type_) -> Any:
+    if isinstance(type_, TensorType):
+        return torch.empty(1, device="meta")
+    if isinstance(type_, ListType):
+        element = _sample_of_type(type_.elem)
+        return _UNSURE if element is _UNSURE else [element]
+    for static_type, sample in _SAMPLES:
+        if isinstance(type_, static_type):
+            return sample
+    return _UNSURE
+
+
+_SAMPLES: Sequence[tuple[type, Any]] = ((BoolType, False), (IntType, 1), (FloatType, 1.0), (StringType, "x"),
+                                        (NoneType, None), (DeviceType, torch.device("cpu")))
+
+
+# ---- node kinds the runtime implements -------------------------------------------------------------------------
+def _profile(node: Node) -> Operation:
+    """prim::profile records types for the profiling executor; running it passes its inputs through.
+
+        %13 : Tensor = prim::profile[profiled_type=Float(4, 4, ...), seen_none=0](%4)
+    """
+    if not node.inputs:
+        return lambda: None
+    return (lambda value: value) if len(node.inputs) == 1 else (lambda *values: values)
+
+
+def _type_check(node: Node) -> Operation:
+    """prim::TypeCheck: the inputs, then whether each tensor matches its profiled type exactly.
+
+        %40 : Float(8, ...), %41 : Float(8, ...), %42 : bool = prim::TypeCheck[types=[Float(8, ...), ...]](%x, %y)
+    """
+    expected = tuple(node.tys("types"))
+
+    def operation(*tensors):
+        return (*tensors, all(map(tensor_matches_type, tensors, expected)))
+
+    return operation
+
+
+def _requires_grad_check(node: Node) -> Operation:
+    """prim::RequiresGradCheck: the inputs, then whether each tensor's requires_grad is the profiled one."""
+    expected = tuple(t.requires_grad for t in node.tys("types"))
+
+    def operation(*tensors):
+        grad = torch.is_grad_enabled()
+        return (*tensors, all(grad and t.requires_grad == e for t, e in zip(tensors, expected)))
+
+    return operation
+
+
+def _create_object(node: Node) -> Operation:
+    """prim::CreateObject: a new Object of the output's class type, its attributes not yet set."""
+    class_type = node.output().type
+    return lambda: Object(class_type)
+
+
+def tensor_matches_type(tensor: torch.Tensor | None, type_: TensorType) -> bool:
+    """Whether a tensor has every property `type_` knows (TensorType::matchTensor)."""
+    if tensor is None:
+        return bool(type_.undefined)
+    requires_grad = tensor.requires_grad and torch.is_grad_enabled()
+    return (type_.dtype in (None, tensor.dtype) and type_.device in (None, tensor.device)
+            and type_.requires_grad in (None, requires_grad)
+            and _dims_match(type_.sizes, tensor.shape) and _dims_match(type_.strides, tensor.stride()))
+
+
+def _dims_match(known: tuple[int | None, ...] | None, actual: Sequence[int]) -> bool:
+    if known is None:
+        return True
+    return len(known) == len(actual) and all(k is None or k == a for k, a in zip(known, actual))
+
+
+RUNTIME_NODE_OPERATIONS: dict[Symbol, OperationFactory] = {
+    prim.profile: _profile,
+    prim.profile_ivalue: _profile,
+    prim.TypeCheck: _type_check,
+    prim.RequiresGradCheck: _requires_grad_check,
+    prim.CreateObject: _create_object,
+}

@@ -351,7 +351,8 @@ class Lexer:
     def _match_token(self, pos: int) -> Token:
         match = _TOKEN.match(self._text, pos)
         if match is None:
-            found = self._text[pos] if pos < len(self._text) else ""
+            # torch reports the character where lexing of this token began (before blanks), quirk included
+            found = self._text[self._pos] if self._pos < len(self._text) else ""
             raise SourceParseError(f"expected a valid token but found '{found}' here",
                                    SourceRange(self.source, pos, pos + 1))
         return self._token_from_match(match)

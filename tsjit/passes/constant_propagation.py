@@ -197,10 +197,11 @@ def _supported(node: Node) -> bool:
     """Nodes constant propagation may run: no mutable values in or out, no side effects, no blocks."""
     if any(is_mutable_type(v.type) for v in (*node.inputs, *node.outputs)):
         return False
-    # a node without inputs reads global state (aten::is_grad_enabled, aten::is_autocast_enabled): folding it
-    # would bake the mode at compile time into the graph
+    # an operator without inputs reads global state (aten::is_grad_enabled, aten::is_autocast_enabled): folding
+    # it would bake the mode at compile time into the graph; prim::TupleConstruct() is still an empty tuple
+    reads_global_state = not node.inputs and node.kind.ns != "prim"
     return (node.kind not in SKIP_KINDS and node.kind not in NONDETERMINISTIC and not node.blocks
-            and bool(node.inputs) and not node_has_side_effects(node) and node.kind.ns != "onnx")
+            and not reads_global_state and not node_has_side_effects(node) and node.kind.ns != "onnx")
 
 
 def _loop_will_not_run(node: Node) -> bool:

@@ -1,0 +1,83 @@
+"""Running lowered modules with IREE: results in the program's own shape, checks, and the artifact cache."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from mlir_corpus import assert_close
+
+import tsjit.mlir
+from tsjit.errors import MLIRError
+from tsjit.ir.parser import parse_ir
+from tsjit.mlir import iree
+
+MIXED_RESULTS = """
+graph(%x : Tensor, %n : int, %f : float):
+  %zero : int = prim::Constant[value=0]()
+  %msg : str = prim::Constant[value="n must not be negative"]()
+  %none : NoneType = prim::Constant()
+  %ok : bool = aten::ge(%n, %zero)
+   = prim::If(%ok)
+    block0():
+      -> ()
+    block1():
+       = prim::RaiseException(%msg, %none)
+      -> ()
+  %y : Tensor = aten::mul(%x, %f)
+  %m : int = aten::mul(%n, %n)
+  %g : float = aten::mul(%f, %f)
+  %positive : Tensor = aten::gt(%x, %zero)
+  %t : (Tensor, int, float, bool, Tensor) = prim::TupleConstruct(%y, %m, %g, %ok, %positive)
+  return (%t)
+"""
+
+
+@pytest.fixture(scope="module")
+def mixed():
+    return iree.compile(tsjit.mlir.compile(parse_ir(MIXED_RESULTS.strip()), [torch.randn(4), 3, 1.5],
+                                           output_type="linalg-on-tensors"))
+
+
+def test_results_come_back_as_the_program_returns_them(mixed):
+    x = torch.randn(4)
+    y, m, g, ok, positive = mixed(x, 3, 0.5)
+    assert_close((y, m, g, ok, positive), (x * 0.5, 9, 0.25, True, x > 0))
+    assert isinstance(ok, bool) and positive.dtype == torch.bool
+
+
+def test_failed_assert_raises_with_its_message(mixed):
+    with pytest.raises(MLIRError, match="n must not be negative"):
+        mixed(torch.randn(4), -1, 1.0)
+
+
+def test_wrong_argument_count_is_an_error(mixed):
+    with pytest.raises(MLIRError, match="takes 3 arguments"):
+        mixed(torch.randn(4), 3)
+
+
+def test_f64_stays_f64():
+    graph = parse_ir("graph(%x : Tensor):\n  %y : Tensor = aten::sqrt(%x)\n  return (%y)")
+    x = torch.tensor([2.0], dtype=torch.float64)
+    got = iree.compile(tsjit.mlir.compile(graph, [x], output_type="linalg-on-tensors"))(x)
+    assert got.dtype == torch.float64 and abs(got.item() - 2 ** 0.5) < 1e-15  # f32 would be 1e-8 off
+
+
+def test_artifacts_are_cached_by_content(tmp_path, monkeypatch):
+    monkeypatch.setenv("TSJIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(iree, "_memory_cache", {})
+    compiled = []
+    real = iree._compile_with_iree
+    monkeypatch.setattr(iree, "_compile_with_iree", lambda *a: compiled.append(a) or real(*a))
+    graph = parse_ir("graph(%x : Tensor):\n  %y : Tensor = aten::tanh(%x)\n  return (%y)")
+    lowered = tsjit.mlir.compile(graph, [torch.randn(7)], output_type="linalg-on-tensors")
+    first = iree.compile(lowered)
+    iree.compile(lowered)
+    assert len(compiled) == 1 and len(list(tmp_path.glob("*.vmfb"))) == 1
+    monkeypatch.setattr(iree, "_memory_cache", {})
+    iree.compile(lowered)
+    assert len(compiled) == 1  # read back from disk
+    other = tsjit.mlir.compile(graph, [torch.randn(8)], output_type="linalg-on-tensors")
+    iree.compile(other)
+    assert len(compiled) == 2
+    x = torch.randn(7)
+    assert_close(first(x), torch.tanh(x))

@@ -1,0 +1,165 @@
+"""Run a lowered module on the CPU with IREE: `tsjit.mlir.iree.compile(lowered)` returns a callable.
+
+    run = tsjit.mlir.iree.compile(tsjit.mlir.compile(graph, [x, 3], output_type="linalg-on-tensors"))
+    y = run(x, 3)
+
+IREE reads the module in MLIR's generic form, since its MLIR may spell some ops' custom syntax differently
+from torch-mlir's (TOSA's `tosa.const_shape` does), and with the input type of the backend: `torch` for the torch
+backend contract, `tosa`, `stablehlo`, or none for linalg-on-tensors. f64 stays f64 (IREE demotes it to f32 by
+default, which would change results).
+
+Calls take and return torch tensors. Tuple arguments are passed flat, as the program was compiled (see
+tsjit.mlir.prepare.flatten_tuple_inputs); a tuple result, which the backend returns as several results, comes
+back as a tuple. Results are zero-copy: IREE maps the CPU buffer and torch wraps the mapping. Arguments are
+copied into IREE's buffers, because its Python binding gives no way to import host memory.
+
+Compiled artifacts (VM flatbuffers) are cached by a hash of the MLIR text, the input type, the flags and the IREE
+version: in memory, and on disk under $TSJIT_CACHE_DIR (default ~/.cache/tsjit/iree).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import tempfile
+from collections.abc import Sequence
+
+import numpy
+import torch
+
+from tsjit.errors import MLIRError
+from tsjit.ir import types as ts
+from tsjit.mlir.pipelines import LoweredModule
+
+_INPUT_TYPES = {"torch": "torch", "linalg-on-tensors": "none", "tosa": "tosa", "stablehlo": "stablehlo"}
+_FLAGS = ("--iree-llvmcpu-target-cpu=host", "--iree-input-demote-f64-to-f32=false")
+_memory_cache: dict[str, bytes] = {}
+
+
+def compile(lowered: LoweredModule) -> CompiledProgram:
+    """Compile for the CPU (llvm-cpu, local-task driver), or reuse a cached artifact of the same program."""
+    text = lowered.generic_text()
+    input_type = _INPUT_TYPES[lowered.output_type]
+    return CompiledProgram(compile_cached(text, input_type), lowered)
+
+
+def compile_cached(text: str, input_type: str) -> bytes:
+    """The VM flatbuffer of an MLIR module, from the cache when this exact compilation was done before."""
+    key = _cache_key(text, input_type)
+    found = _memory_cache.get(key) or _read_disk_cache(key)
+    if found is None:
+        found = _compile_with_iree(text, input_type)
+        _write_disk_cache(key, found)
+    _memory_cache[key] = found
+    return found
+
+
+def _cache_key(text: str, input_type: str) -> str:
+    import iree.compiler.version as version
+
+    digest = hashlib.sha256()
+    for part in (text, input_type, *_FLAGS, version.VERSION):
+        digest.update(part.encode() + b"\0")
+    return digest.hexdigest()
+
+
+def _compile_with_iree(text: str, input_type: str) -> bytes:
+    import iree.compiler as iree_compiler
+
+    try:
+        return iree_compiler.compile_str(text, target_backends=["llvm-cpu"], input_type=input_type,
+                                         extra_args=list(_FLAGS))
+    except iree_compiler.CompilerToolError as error:
+        raise MLIRError(f"IREE could not compile the {input_type} module:\n{error}") from None
+
+
+def cache_dir() -> str:
+    return os.environ.get("TSJIT_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "tsjit", "iree")
+
+
+def _read_disk_cache(key: str) -> bytes | None:
+    path = os.path.join(cache_dir(), key + ".vmfb")
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as file:
+        return file.read()
+
+
+def _write_disk_cache(key: str, vmfb: bytes) -> None:
+    """Write atomically (temporary file, then rename), so that parallel runs never read half a file."""
+    os.makedirs(cache_dir(), exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=cache_dir(), delete=False) as file:
+        file.write(vmfb)
+    os.replace(file.name, os.path.join(cache_dir(), key + ".vmfb"))
+
+
+@functools.lru_cache(maxsize=1)
+def _runtime_config():
+    import iree.runtime as runtime
+
+    return runtime.Config("local-task")
+
+
+class CompiledProgram:
+    """A program loaded into its own IREE context; call it like the TorchScript function."""
+
+    def __init__(self, vmfb: bytes, lowered: LoweredModule):
+        import iree.runtime as runtime
+
+        self.vmfb = vmfb
+        self.result_type = lowered.result_type
+        self.input_types = lowered.input_types
+        self._context = runtime.SystemContext(config=_runtime_config())
+        self._context.add_vm_module(runtime.VmModule.copy_buffer(self._context.instance, vmfb))
+        self._function = self._context.modules.module[lowered.entry]
+
+    def __call__(self, *args):
+        flat = _flatten(args)
+        if len(flat) != len(self.input_types):
+            raise MLIRError(f"the compiled program takes {len(self.input_types)} arguments (tuples flattened), "
+                            f"got {len(flat)}")
+        try:
+            results = self._function(*[_to_iree(a) for a in flat])
+        except RuntimeError as error:  # a failed assert (cf.assert) or another runtime failure
+            raise MLIRError(f"IREE: {error}") from None
+        return _to_torch(results, self.result_type)
+
+
+def _flatten(args: Sequence) -> list:
+    flat = []
+    for arg in args:
+        flat.extend(_flatten(arg) if isinstance(arg, tuple) else [arg])
+    return flat
+
+
+def _to_iree(value):
+    if not isinstance(value, torch.Tensor):
+        return int(value) if isinstance(value, bool) else value
+    array = value.detach().cpu().contiguous()
+    if array.dtype == torch.bfloat16:
+        import ml_dtypes
+
+        return array.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return array.numpy()
+
+
+def _to_torch(results, result_type: ts.Type):
+    """IREE's results in the shape of the TorchScript result: a tuple result was returned as several."""
+    if isinstance(result_type, ts.NoneType):
+        return None
+    if isinstance(result_type, ts.TupleType):
+        results = results if isinstance(results, tuple | list) else (results,)
+        return tuple(_element_to_torch(r, t) for r, t in zip(results, result_type.elements))
+    return _element_to_torch(results, result_type)
+
+
+def _element_to_torch(result, type_: ts.Type):
+    if isinstance(type_, ts.BoolType):
+        return bool(result)
+    if isinstance(type_, ts.IntType | ts.FloatType) or not hasattr(result, "to_host"):
+        return result
+    array = result.to_host()
+    if array.dtype.name == "bfloat16":
+        return torch.from_numpy(array.view(numpy.int16)).view(torch.bfloat16)
+    return torch.from_numpy(array)

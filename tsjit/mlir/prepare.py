@@ -1,0 +1,480 @@
+"""Graph preparation before import: the rewrites that let torch-mlir's pipelines accept what TorchScript emits.
+
+Each function is a pass (`graph -> bool`, whether it changed anything) on tsjit's own copy of the program; the
+user's graphs are never touched. The workarounds, each with the reason it is needed:
+
+- `replace_raising_branches`: `prim::RaiseException` (from `raise`, `assert`, and checks inside library code
+  such as `F.dropout`) has no lowering: linalg leaves `torch.constant.str` illegal, the others fail on the op.
+  An If whose branch raises becomes an assert of the other branch's condition followed by that branch's nodes.
+  The assert is `aten::_assert_scalar`, which linalg lowers to `cf.assert` (IREE raises its message). TOSA and
+  StableHLO lower neither asserts nor the scalar comparisons feeding them, so for those backends the check is
+  dropped: the compiled program does not check what the source asserted.
+- `remove_unused_nodes`: an unused `prim::DictConstruct` survives torch-mlir's simplification and fails the
+  backend contract ("unsupported by backend contract: type '!torch.dict<...>'"); unused lists and tuples go too,
+  and so do unused constants (inlining leaves `Function` constants behind, which have no torch-dialect type) and
+  unused aten ops (torch-mlir keeps scalar ops such as an unused `aten::gt.int`, which TOSA cannot lower).
+- `select_ifs_to_where`: a prim::If whose branches only forward tensors defined outside it is canonicalized by
+  torch-mlir into an `arith.select` of two tensors, which the linalg backend contract rejects. When the two
+  tensors have the same static type it becomes `aten::where` on a 0-d bool tensor made from the condition.
+- `lower_not`: torch-mlir's linalg backend has no lowering of `aten::__not__` ("failed to legalize operation
+  'torch.aten.__not__'"), nor of `aten::eq.bool` against a constant False, but it has `aten::ne.bool`, so
+  `not b` becomes `b != True`.
+- `replace_uninitialized`: `prim::Uninitialized` (the placeholder the exit transform yields on paths that return
+  or break early, never read) has no lowering ("failed to legalize operation 'torch.prim.Uninitialized'"); it
+  becomes a zero of its refined type.
+- `decompose_range_ops`: `for j in range(a, b, step)` counts with `aten::__range_length` and
+  `aten::__derive_index`, which the linalg backend lowers only when everything is constant; with a constant step
+  they become int arithmetic, which it lowers.
+- `remove_prints`: `prim::Print` and `aten::warn` have no lowering; compiled programs do not print or warn.
+- `remove_grad_mode_contexts`: `with torch.no_grad():` creates a script object and enters and exits it
+  (prim::CreateObject, Enter, Exit), which have no lowering; compiled programs compute no gradients anyway.
+- `scalars_to_scalar_tensors`: `torch.tensor(3)` (`aten::tensor.int`, `.float`, `.bool`; TorchScript emits it
+  for `y[0] = 3`) has no lowering, while `aten::scalar_tensor` has one.
+- `remove_profiling`: `prim::profile` (graphs recorded by the profiling executor) forwards its input.
+- `remove_mutation` (tsjit/mlir/remove_mutation.py): in-place ops on tensors nobody else observes become
+  out-of-place, so that the program can be imported with value semantics.
+- `eliminate_static_control_flow` (tsjit/mlir/unroll.py): Ifs on constants are inlined (their dead branches
+  may hold in-place ops); the TOSA and StableHLO contracts allow no control flow, so for them loops decided at
+  compile time are unrolled as well.
+- `canonicalize_loops` (tsjit/mlir/loops.py): loops that both count and test a condition are reshaped, because
+  torch-mlir lowers a loop either as a for loop (dropping the condition) or as a while loop (dropping the count).
+- `flatten_tuple_inputs`: the backend contract allows no tuple at the function boundary, so a tuple argument
+  (the seed's `lstm_cell(input, (hx, cx), ...)`) becomes one argument per element and a TupleConstruct.
+- example arguments specialize `Optional[T]` arguments to T (the boundary allows no optional), as TorchScript's
+  profiling executor specializes on whether an optional is None.
+- private attributes and methods: see tsjit/mlir/objects.py, where the object graph is written.
+
+Tensor types are refined by tsjit.mlir.shapes, because torch-mlir does not infer types through control flow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import torch
+
+from tsjit.errors import MLIRError
+from tsjit.ir import types as ts
+from tsjit.ir.constants import constant_value
+from tsjit.ir.graph import Block, Graph, Node
+from tsjit.ir.symbols import aten, prim
+from tsjit.mlir import shapes
+from tsjit.mlir.loops import canonicalize_loops
+from tsjit.mlir.objects import ModuleValue, Slot, instances
+from tsjit.mlir.remove_mutation import remove_mutation
+from tsjit.mlir.types import TensorAnnotation, annotation_from
+from tsjit.mlir.unroll import eliminate_static_control_flow
+
+BACKENDS_WITH_ASSERTS = frozenset({"torch", "linalg-on-tensors"})
+BACKENDS_WITHOUT_CONTROL_FLOW = frozenset({"tosa", "stablehlo"})
+_PURE_PRIMS = (prim.Constant, prim.ListConstruct, prim.TupleConstruct, prim.DictConstruct)
+
+
+@dataclass
+class PreparedProgram:
+    """A program ready to import: the entry graph, and for modules the rewritten object graph."""
+
+    graph: Graph
+    module: ModuleValue | None
+    value_semantics: bool
+    annotations: list[TensorAnnotation | None] = field(default_factory=list)  # per (flattened) input
+
+
+# ---- programs ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Options:
+    """How to prepare: keep asserts as runtime checks; whether tensors get value semantics (None: yes, and
+    an in-place write that remove_mutation cannot remove is an error; False: import as torch-mlir's TorchScript
+    importer did, non-value tensors with `torch.type_bound`, and let MaximizeValueSemantics try); whether to
+    remove static control flow (for backends without control flow, see tsjit/mlir/unroll.py)."""
+
+    checks: bool = True
+    value_semantics: bool | None = None
+    unroll: bool = False
+
+
+def prepare_function(graph: Graph, examples: Sequence, options: Options) -> PreparedProgram:
+    """A copy of `graph` with the workarounds applied and types refined for the example arguments."""
+    graph = graph.copy()
+    flat = _flat_examples(graph.inputs, examples)
+    flatten_tuple_inputs(graph)
+    _specialize_inputs(graph, flat)
+    _rewrite(graph, options)
+    arguments = [_abstract_argument(v.type, e) for v, e in zip(graph.inputs, flat)]
+    _refine([graph], graph, arguments)
+    annotations = [annotation_from(e) for e in flat]
+    return PreparedProgram(graph, None, _value_semantics([graph], options), annotations)
+
+
+def prepare_module(root: ModuleValue, method: str, examples: Sequence, options: Options) -> PreparedProgram:
+    """A copy of the object graph (one method graph per class, shared by its instances) with the workarounds
+    applied to every method and types refined by running `method` on the example arguments."""
+    root = _copy_object_graph(root)
+    entry = root.methods.get(method)
+    if entry is None:
+        raise MLIRError(f"{root.qualified_name} has no method {method!r}")
+    if any(isinstance(v.type, ts.TupleType) for v in entry.inputs[1:]):
+        raise MLIRError(f"{root.qualified_name}.{method}: tuple arguments of module methods are not supported")
+    flat = [None, *_flat_examples(entry.inputs[1:], examples)]
+    _specialize_inputs(entry, flat)
+    graphs = _method_graphs(root)
+    for graph in graphs:
+        _rewrite(graph, options)
+    arguments = [shapes.Abstract(root, True)] + [_abstract_argument(v.type, e)
+                                                 for v, e in zip(entry.inputs[1:], flat[1:])]
+    _refine(graphs, entry, arguments)
+    annotations = [annotation_from(e) for e in flat]
+    return PreparedProgram(entry, root, _value_semantics(graphs, options), annotations)
+
+
+def _value_semantics(graphs: Sequence[Graph], options: Options) -> bool:
+    if options.value_semantics is False:
+        return False
+    writer = next((n for graph in graphs for n in graph.all_nodes() if _writes_tensor(n)), None)
+    if writer is not None:
+        raise MLIRError(f"{writer.kind} writes a tensor that other values can see (a view, an input, an "
+                        f"attribute): in-place writes are only removed from tensors nothing else aliases. "
+                        f"value_semantics=False imports non-value tensors instead:\n{writer}")
+    return True
+
+
+def _rewrite(graph: Graph, options: Options) -> None:
+    """The rewrites that do not need refined types, in an order where each one's output suits the next."""
+    remove_profiling(graph)
+    remove_grad_mode_contexts(graph)
+    remove_prints(graph)
+    replace_raising_branches(graph, checks=options.checks)
+    lower_not(graph)
+    scalars_to_scalar_tensors(graph)
+    decompose_range_ops(graph)
+    remove_unused_nodes(graph)
+    eliminate_static_control_flow(graph, unroll_loops=options.unroll)
+    remove_mutation(graph)
+    canonicalize_loops(graph)
+
+
+def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstract]) -> None:
+    """Refine types; select-Ifs are found with refined types, and what replaces them is refined again."""
+    shapes.refine_types(entry, arguments)
+    if any([select_ifs_to_where(graph) for graph in graphs]):
+        shapes.refine_types(entry, arguments)
+    for graph in graphs:
+        replace_uninitialized(graph)
+
+
+def _copy_object_graph(root: ModuleValue) -> ModuleValue:
+    """Copies of every instance; each class's methods are copied once and shared by all its instances, so that
+    the types refined for one call are joined with those of every other call."""
+    method_copies: dict[str, dict[str, Graph]] = {}
+    copies: dict[int, ModuleValue] = {}
+    for module in instances(root):
+        methods = method_copies.setdefault(module.qualified_name,
+                                           {name: g.copy() for name, g in module.methods.items()})
+        slots = [Slot(s.name, s.type, copies.get(id(s.value), s.value)) for s in module.slots]
+        copies[id(module)] = ModuleValue(module.qualified_name, slots, methods)
+    return copies[id(root)]
+
+
+def _method_graphs(root: ModuleValue) -> list[Graph]:
+    unique = {id(g): g for module in instances(root) for g in module.methods.values()}
+    return list(unique.values())
+
+
+# ---- arguments -------------------------------------------------------------------------------------------
+def _flat_examples(inputs, examples: Sequence) -> list:
+    """One example (or annotation, or None) per input once tuple inputs are flattened."""
+    if len(examples) > len(inputs):
+        raise MLIRError(f"{len(examples)} example arguments or annotations for {len(inputs)} arguments")
+    padded = list(examples) + [None] * (len(inputs) - len(examples))
+    return [e for value, example in zip(inputs, padded) for e in _flatten_example(value.type, example)]
+
+
+def _flatten_example(type_: ts.Type, example) -> list:
+    if not isinstance(type_, ts.TupleType):
+        return [example]
+    parts = example if isinstance(example, tuple) else (None,) * len(type_.elements)
+    return [e for t, part in zip(type_.elements, parts) for e in _flatten_example(t, part)]
+
+
+def _specialize_inputs(graph: Graph, examples: Sequence) -> None:
+    """Annotated tensor inputs get their refined type; an `Optional[T]` input given a T becomes T."""
+    for value, example in zip(graph.inputs, examples):
+        annotation = annotation_from(example)
+        declared = value.type.elem if isinstance(value.type, ts.OptionalType) else value.type
+        if annotation is not None and not isinstance(declared, ts.TensorType):
+            raise MLIRError(f"argument %{value.debug_name} : {value.type} got a tensor annotation")
+        if annotation is not None:
+            value.set_type(annotation.tensor_type())
+        elif example is not None and isinstance(value.type, ts.OptionalType):
+            value.set_type(declared)
+
+
+def _abstract_argument(type_: ts.Type, example) -> shapes.Abstract:
+    annotation = annotation_from(example)
+    if isinstance(annotation, TensorAnnotation):
+        return shapes.meta_tensor([None if s == -1 else s for s in annotation.sizes], annotation.dtype)
+    return shapes.stand_in(type_)
+
+
+def flatten_tuple_inputs(graph: Graph) -> bool:
+    """Replace each tuple input by its elements (recursively) and rebuild the tuple first thing:
+
+        graph(%x : Tensor, %hidden : (Tensor, Tensor))   ->   graph(%x : Tensor, %hidden.0 : Tensor,
+                                                                     %hidden.1 : Tensor):
+                                                                %hidden : (Tensor, Tensor) = prim::TupleConstruct(...)
+    """
+    changed = False
+    index = 0
+    while index < len(graph.inputs):
+        value = graph.inputs[index]
+        if isinstance(value.type, ts.TupleType):
+            _expand_tuple_input(graph, index)
+            changed = True
+        else:
+            index += 1
+    return changed
+
+
+def _expand_tuple_input(graph: Graph, index: int) -> None:
+    value = graph.inputs[index]
+    elements = [graph.insert_input(index + i, f"{value.debug_name}.{i}").set_type(t)
+                for i, t in enumerate(value.type.elements)]
+    construct = graph.create(prim.TupleConstruct, elements)
+    construct.output().set_type(value.type)
+    graph.block.prepend_node(construct)
+    value.replace_all_uses_with(construct.output())
+    graph.erase_input(graph.inputs.index(value))
+
+
+# ---- workarounds -------------------------------------------------------------------------------------------
+def replace_raising_branches(graph: Graph, checks: bool) -> bool:
+    """An If with one raising branch becomes (an assert of) the other branch's condition and its nodes:
+
+        prim::If(%ok)                                   %i : int = aten::Int(%ok)
+          block0(): -> ()                      ->       aten::_assert_scalar(%i, "AssertionError: n > 0")
+          block1(): prim::RaiseException(%msg) -> ()
+    """
+    changed = False
+    for node in [n for n in reversed(list(graph.all_nodes())) if n.kind is prim.If]:
+        raising = [_raises(block) for block in node.blocks]
+        if raising.count(True) == 1:
+            _keep_branch(graph, node, raising.index(False), checks)
+            changed = True
+    return changed
+
+
+def _raises(block: Block) -> bool:
+    return any(node.kind is prim.RaiseException for node in block.nodes())
+
+
+def _keep_branch(graph: Graph, node: Node, kept: int, checks: bool) -> None:
+    with graph.insert_point_guard(node):
+        if checks:
+            condition = node.input() if kept == 0 else graph.insert(aten.__not__, [node.input()])
+            message = _exception_message(node.blocks[1 - kept])
+            graph.insert(aten._assert_scalar, [graph.insert(aten.Int, [condition]), message])
+    block = node.blocks[kept]
+    for inner in list(block.nodes()):
+        inner.move_before(node)
+    for output, value in zip(node.outputs, block.outputs):
+        output.replace_all_uses_with(value)
+    node.destroy()
+
+
+def _exception_message(block: Block) -> str:
+    """The raised message when it is a constant, else the name of the exception class."""
+    raise_node = next(n for n in block.nodes() if n.kind is prim.RaiseException)
+    message, *exception_class = raise_node.inputs
+    if message.node.kind is prim.Constant:
+        return constant_value(message.node)
+    name = constant_value(exception_class[0].node) if exception_class and \
+        exception_class[0].node.kind is prim.Constant else None
+    return f"{name or 'Exception'} raised"
+
+
+def lower_not(graph: Graph) -> bool:
+    """`aten::__not__(%b)` -> `aten::ne(%b, True)`."""
+    nodes = [n for n in graph.all_nodes() if n.kind is aten.__not__]
+    for node in nodes:
+        with graph.insert_point_guard(node):
+            node.output().replace_all_uses_with(graph.insert(aten.ne, [node.input(), True]))
+        node.destroy()
+    return bool(nodes)
+
+
+def replace_uninitialized(graph: Graph) -> bool:
+    """`prim::Uninitialized` -> a zero of its type: 0, 0.0, False, None, or zeros of a tensor's refined rank
+    and dtype (unknown sizes are 0: the value is never read)."""
+    changed = False
+    for node in [n for n in graph.all_nodes() if n.kind is prim.Uninitialized]:
+        with graph.insert_point_guard(node):
+            zero = _zero_of(graph, node.output().type)
+        if zero is not None:
+            node.output().replace_all_uses_with(zero)
+            node.destroy()
+            changed = True
+    return changed
+
+
+_SCALAR_ZEROS = {ts.IntType: 0, ts.FloatType: 0.0, ts.BoolType: False, ts.NoneType: None}
+
+
+def _zero_of(graph: Graph, type_: ts.Type):
+    if type(type_) in _SCALAR_ZEROS:
+        return graph.insert_constant(_SCALAR_ZEROS[type(type_)])
+    if not isinstance(type_, ts.TensorType) or type_.sizes is None or type_.dtype is None:
+        return None
+    zeros = graph.insert(aten.zeros, [[s or 0 for s in type_.sizes]], {"dtype": type_.dtype})
+    return zeros.set_type(type_)
+
+
+def decompose_range_ops(graph: Graph) -> bool:
+    """With a constant step s: `__range_length(lo, hi, s)` -> `max((hi - lo + s - 1) // s, 0)` (for s > 0; the
+    mirror image for s < 0) and `__derive_index(i, start, s)` -> `start + i * s`."""
+    changed = False
+    for node in [n for n in graph.all_nodes() if n.kind in (aten.__range_length, aten.__derive_index)]:
+        step = node.input(2)
+        if step.node.kind is not prim.Constant or constant_value(step.node) == 0:
+            continue
+        with graph.insert_point_guard(node):
+            result = _range_arithmetic(graph, node, constant_value(step.node))
+        node.output().replace_all_uses_with(result)
+        node.destroy()
+        changed = True
+    return changed
+
+
+def _range_arithmetic(graph: Graph, node: Node, step: int):
+    first, second = node.input(0), node.input(1)
+    if node.kind is aten.__derive_index:
+        return graph.insert(aten.add, [second, graph.insert(aten.mul, [first, step])])
+    low, high = (first, second) if step > 0 else (second, first)
+    span = graph.insert(aten.add, [graph.insert(aten.sub, [high, low]), abs(step) - 1])
+    return graph.insert(prim.max, [graph.insert(aten.floordiv, [span, abs(step)]), 0])
+
+
+def remove_prints(graph: Graph) -> bool:
+    """Delete `prim::Print` and `aten::warn`, which have no outputs and no lowering."""
+    nodes = [n for n in graph.all_nodes() if n.kind in (prim.Print, aten.warn)]
+    for node in nodes:
+        node.destroy()
+    return bool(nodes)
+
+
+_GRAD_MODES = frozenset({"__torch__.torch.autograd.grad_mode.no_grad",
+                         "__torch__.torch.autograd.grad_mode.enable_grad"})
+
+
+def remove_grad_mode_contexts(graph: Graph) -> bool:
+    """Delete `no_grad()` / `enable_grad()` objects with their `__init__` call, Enter and Exit:
+
+        %g : __torch__...no_grad = prim::CreateObject()
+        %n : NoneType = prim::CallMethod[name="__init__"](%g)      ->    (nothing)
+        %e : NoneType = prim::Enter(%g)   ...   %t = prim::Exit(%g)
+    """
+    objects = [n for n in graph.all_nodes() if n.kind is prim.CreateObject
+               and getattr(n.output().type, "qualified_name", None) in _GRAD_MODES]
+    for node in objects:
+        for use in list(node.output().uses):
+            if not use.user.has_uses():
+                use.user.destroy()
+        if not node.has_uses():
+            node.destroy()
+    return bool(objects)
+
+
+_DEFAULT_DTYPES = {ts.IntType: torch.int64, ts.FloatType: torch.float32, ts.BoolType: torch.bool}
+
+
+def scalars_to_scalar_tensors(graph: Graph) -> bool:
+    """`aten::tensor(%n, %dtype, %device, %requires_grad)` of a number -> `aten::scalar_tensor(%n, dtype=...,
+    device=%device)`; without a dtype, the one torch.tensor picks for the number (int64, float32, bool)."""
+    nodes = [n for n in graph.all_nodes()
+             if n.kind is aten.tensor and type(n.input(0).type) in _DEFAULT_DTYPES and len(n.inputs) == 4]
+    for node in nodes:
+        value, dtype, device, _ = node.inputs
+        with graph.insert_point_guard(node):
+            if isinstance(dtype.type, ts.NoneType):
+                dtype = graph.insert_constant(_DEFAULT_DTYPES[type(value.type)])
+            number = value if not isinstance(value.type, ts.BoolType) else graph.insert(aten.Int, [value])
+            tensor = graph.insert(aten.scalar_tensor, [number], {"dtype": dtype, "device": device})
+        node.output().replace_all_uses_with(tensor.set_type(node.output().type))
+        node.destroy()
+    return bool(nodes)
+
+
+def remove_profiling(graph: Graph) -> bool:
+    """`%y = prim::profile(%x)` only records the type of `%x`: its uses read `%x` instead."""
+    nodes = [n for n in graph.all_nodes() if n.kind is prim.profile]
+    for node in nodes:
+        for output in node.outputs:
+            output.replace_all_uses_with(node.input())
+        node.destroy()
+    return bool(nodes)
+
+
+def remove_unused_nodes(graph: Graph) -> bool:
+    """Delete nodes without effects whose results nobody reads: constants, containers, and aten ops that write
+    nothing (a check that no longer guards anything, `%c = aten::gt(%n, %zero)`, would not lower on TOSA)."""
+    changed = False
+    for node in reversed(list(graph.all_nodes())):
+        if node.outputs and not node.has_uses() and _has_no_effect(node):
+            node.destroy()
+            changed = True
+    return changed
+
+
+def _has_no_effect(node: Node) -> bool:
+    if node.kind in _PURE_PRIMS:
+        return True
+    schema = node.maybe_schema() if node.kind.ns == "aten" and node.kind is not aten.warn else None
+    return schema is not None and not schema.is_mutable
+
+
+def select_ifs_to_where(graph: Graph) -> bool:
+    """An If whose branches only forward tensors of one static type becomes `aten::where`:
+
+        %y = prim::If(%c)                               %ci : int = aten::Int(%c)
+          block0(): -> (%a)                    ->       %ct : Tensor = aten::scalar_tensor(%ci, dtype=bool)
+          block1(): -> (%b)                             %y : Tensor = aten::where(%ct, %a, %b)
+    """
+    changed = False
+    for node in [n for n in graph.all_nodes() if n.kind is prim.If]:
+        if all(block.is_empty() for block in node.blocks) and _selects_same_static_tensors(node):
+            _replace_with_where(graph, node)
+            changed = True
+    return changed
+
+
+def _selects_same_static_tensors(node: Node) -> bool:
+    pairs = zip(node.blocks[0].outputs, node.blocks[1].outputs)
+    tensor_pairs = [(a, b) for a, b in pairs if isinstance(a.type, ts.TensorType)]
+    return bool(tensor_pairs) and all(a is b or _same_static_type(a.type, b.type) for a, b in tensor_pairs)
+
+
+def _same_static_type(a: ts.Type, b: ts.Type) -> bool:
+    complete = isinstance(a, ts.TensorType) and a.sizes is not None and None not in a.sizes
+    return complete and isinstance(b, ts.TensorType) and (a.sizes, a.dtype) == (b.sizes, b.dtype)
+
+
+def _replace_with_where(graph: Graph, node: Node) -> None:
+    """Tensor outputs become `where` selections; other outputs (ints, bools) stay with the If."""
+    with graph.insert_point_guard(node):
+        mask = graph.insert(aten.scalar_tensor, [graph.insert(aten.Int, [node.input()])], {"dtype": torch.bool})
+        for output, a, b in zip(node.outputs, node.blocks[0].outputs, node.blocks[1].outputs):
+            if a is b:
+                output.replace_all_uses_with(a)
+            elif isinstance(a.type, ts.TensorType):
+                output.replace_all_uses_with(graph.insert(aten.where, [mask, a, b]))
+    if not node.has_uses():
+        node.destroy()
+
+
+def _writes_tensor(node: Node) -> bool:
+    """Whether the node writes to a tensor in place."""
+    schema = node.maybe_schema() if node.kind.ns == "aten" else None
+    if schema is None:
+        return False
+    return any(a.alias_info is not None and a.alias_info.is_write and isinstance(a.type, ts.TensorType)
+               for a in schema.arguments)

@@ -1,0 +1,171 @@
+"""Rewrite in-place tensor ops into their out-of-place forms where nothing else can see the mutation.
+
+The importer gives tensors value semantics only when no node writes a tensor in place: torch-mlir cannot carry
+non-value tensors through `prim::If` and `prim::Loop` ("unsupported by backend contract: non-value tensor
+type"). Accumulations like `acc -= j` are everywhere in TorchScript programs, so, as TorchScript's own
+RemoveMutation pass does, an in-place op on a tensor that has no other observer becomes the out-of-place op,
+and later readers of the tensor read the new value:
+
+    %acc.1 : Tensor = aten::zeros_like(%x, ...)             %acc.1 : Tensor = aten::zeros_like(%x, ...)
+    %acc.2 : Tensor = aten::sub_(%acc.1, %j, %one)    ->    %acc.2 : Tensor = aten::sub(%acc.1, %j, %one)
+    %r : Tensor = aten::mul(%acc.1, %x)                     %r : Tensor = aten::mul(%acc.2, %x)
+
+The mutated tensor must be fresh: made in the same block by an op whose result aliases nothing (not a graph
+input, an attribute, a constant or a view), and read before the mutation only by ops that do not alias it (no
+view, list or yield could observe the write). A loop-carried tensor qualifies when its initial value is fresh and
+unused after the loop, since the loop's first iteration writes that tensor.
+
+A write into a `select` or `slice` view of a fresh tensor (`y[0] = 3`, `y[1:] += 1`) becomes the out-of-place op
+on the view and a `select_scatter` / `slice_scatter` that makes the new whole tensor:
+
+    %row : Tensor = aten::select(%y, %zero, %zero)          %row : Tensor = aten::select(%y, %zero, %zero)
+    %w : Tensor = aten::copy_(%row, %three, %false)   ->    %w : Tensor = aten::copy(%row, %three, %false)
+    %r : Tensor = aten::relu(%y)                            %y.1 : Tensor = aten::select_scatter(%y, %w, %zero, %zero)
+                                                            %r : Tensor = aten::relu(%y.1)
+"""
+
+from __future__ import annotations
+
+from tsjit.ir import types as ts
+from tsjit.ir.graph import Graph, Node, Use, Value
+from tsjit.ir.symbols import Symbol, aten, prim
+from tsjit.ops.registry import find_operator
+
+_SCATTERS = {aten.select: aten.select_scatter, aten.slice: aten.slice_scatter}
+
+
+def remove_mutation(graph: Graph) -> bool:
+    """Functionalize every in-place op whose write nothing else observes; repeat until none is left."""
+    changed = False
+    while True:
+        node = next((n for n in graph.all_nodes() if _functionalizable(n) or _view_write(n)), None)
+        if node is None:
+            return changed
+        if _view_write(node):
+            _functionalize_view_write(graph, node)
+        else:
+            _functionalize(graph, node)
+        changed = True
+
+
+def _out_of_place(node: Node) -> Symbol | None:
+    """`aten::add` for a node of `aten::add_.Tensor`, when that overload exists with the same arguments."""
+    schema = node.maybe_schema()
+    if schema is None or not schema.name.endswith("_") or schema.name.endswith("__"):
+        return None
+    first = schema.arguments[0] if schema.arguments else None
+    if first is None or first.alias_info is None or not first.alias_info.is_write:
+        return None
+    name = schema.name[:-1]
+    functional = find_operator(f"{name}.{schema.overload_name}" if schema.overload_name else name)
+    if functional is None or [a.type for a in functional.schema.arguments] != [a.type for a in schema.arguments]:
+        return None
+    return Symbol(name)
+
+
+def _functionalizable(node: Node) -> bool:
+    if _out_of_place(node) is None or not isinstance(node.input(0).type, ts.TensorType):
+        return False
+    return _is_fresh(node.input(0), node)
+
+
+def _is_fresh(value: Value, mutation: Node) -> bool:
+    """Whether writing `value` at `mutation` is invisible to everything but readers after `mutation`."""
+    definition = value.node
+    if definition.kind is prim.Param:
+        return _is_fresh_loop_carried(value, mutation)
+    if definition.owning_block is not mutation.owning_block or not _origin_is_fresh(value):
+        return False
+    return all(_harmless_use(use, mutation) for use in value.uses)
+
+
+def _is_fresh_loop_carried(value: Value, mutation: Node) -> bool:
+    """A loop body's carried tensor: its initial value is written by the first iteration."""
+    block = value.node.owning_block
+    loop = block.owning_node if block is not None else None
+    if loop is None or loop.kind is not prim.Loop or block is not mutation.owning_block or value.offset == 0:
+        return False
+    return _consumed_fresh(loop.input(1 + value.offset), loop) and \
+        all(_harmless_use(use, mutation) for use in value.uses)
+
+
+def _consumed_fresh(value: Value, consumer: Node) -> bool:
+    """A fresh tensor that `consumer` takes over: nothing reads it after the consumer starts (reads inside a
+    loop's body happen after its first iteration wrote it)."""
+    if not all(use.user is consumer or use.user.is_before(consumer) for use in value.uses):
+        return False
+    return _origin_is_fresh(value) and all(_harmless_use(use, consumer) for use in value.uses)
+
+
+def _origin_is_fresh(value: Value) -> bool:
+    """Whether `value` is a tensor the program created that no other value aliases: the result of an op that
+    returns no alias, or an If / Loop result whose every source is such a tensor used by nothing else."""
+    node = value.node
+    if node.kind is prim.Loop:
+        return _consumed_fresh(node.input(2 + value.offset), node) and \
+            _yield_is_fresh(node.blocks[0], 1 + value.offset)
+    if node.kind is prim.If:
+        return all(_yield_is_fresh(block, value.offset) for block in node.blocks)
+    return _makes_fresh_tensor(node)
+
+
+def _yield_is_fresh(block, index: int) -> bool:
+    yielded = block.outputs[index]
+    if yielded.node.owning_block is not block or not _origin_is_fresh(yielded):
+        return False
+    return all(use.user is block.return_node or _harmless_use(use, block.return_node) for use in yielded.uses)
+
+
+def _makes_fresh_tensor(node: Node) -> bool:
+    """An op whose results alias none of its inputs (not a view, not an in-place op)."""
+    schema = node.maybe_schema() if node.kind.ns == "aten" else None
+    return schema is not None and all(r.alias_info is None for r in schema.returns)
+
+
+def _harmless_use(use: Use, mutation: Node, view: Node | None = None) -> bool:
+    """The mutation itself (or the view it writes through), any use after it (it will read the new value), or
+    an earlier read that keeps no alias (its argument has no alias annotation)."""
+    user = use.user
+    if user is mutation or user is view or user.is_after(mutation):
+        return True
+    schema = user.maybe_schema() if user.kind.ns in ("aten", "prim") else None
+    if schema is None or use.offset >= len(schema.arguments):
+        return False
+    return schema.arguments[use.offset].alias_info is None
+
+
+def _view_write(node: Node) -> bool:
+    """An in-place op on a select/slice view (in the same block) of a fresh tensor that nothing else views."""
+    view = node.input(0).node if node.inputs else None
+    if view is None or view.kind not in _SCATTERS or view.owning_block is not node.owning_block:
+        return False
+    if _out_of_place(node) is None or not all(_harmless_use(use, node) for use in view.output().uses):
+        return False
+    base = view.input(0)
+    if base.node.owning_block is not node.owning_block or not _origin_is_fresh(base):
+        return False
+    return all(_harmless_use(use, node, view) for use in base.uses)
+
+
+def _functionalize_view_write(graph: Graph, node: Node) -> None:
+    view = node.input(0).node
+    base = view.input(0)
+    with graph.insert_point_guard(node):
+        written = graph.insert_node(graph.create(_out_of_place(node), node.inputs)).output()
+        written.set_type(node.output().type)
+        whole = graph.insert(_SCATTERS[view.kind], [base, written, *view.inputs[1:]]).set_type(base.type)
+    view.output().replace_uses_with_if(written, lambda use: use.user.is_after(node))
+    node.output().replace_all_uses_with(written)
+    base.replace_uses_with_if(whole, lambda use: use.user.is_after(node) and use.user is not whole.node)
+    node.destroy()
+
+
+def _functionalize(graph: Graph, node: Node) -> None:
+    functional = graph.create(_out_of_place(node), node.inputs)
+    functional.output().set_type(node.output().type)
+    functional.insert_before(node)
+    functional.source_range = node.source_range
+    mutated = node.input(0)
+    mutated.replace_uses_with_if(functional.output(), lambda use: use.user.is_after(node))
+    node.output().replace_all_uses_with(functional.output())
+    node.destroy()

@@ -82,6 +82,12 @@ class ScriptFunction:
         inputs = bind_arguments(self.schema, args, kwargs)
         return self._runtime_function()(*inputs)
 
+    def graph_for(self, *args: Any, **kwargs: Any) -> Graph:
+        """The graph the executor runs for these arguments: specialized to their ArgumentSpec (torch.jit's
+        `graph_for`)."""
+        inputs = bind_arguments(self.schema, args, kwargs)
+        return self._runtime_function().executor.get_plan(inputs).graph
+
     def _runtime_function(self):
         with self._lock:
             if self._runtime is None:

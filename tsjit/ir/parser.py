@@ -101,6 +101,12 @@ class _IRParser:
         self.lexer: Lexer | None = None
         self.type_parsers: dict[str, TypeParser] = {}
 
+    @property
+    def tokens(self) -> Lexer:
+        """The lexer over the text, which parse() sets before reading any token."""
+        assert self.lexer is not None, "tokens are read only inside parse()"
+        return self.lexer
+
     def named_type(self, name: str) -> Any:
         """The type a name stands for: the caller's, or `Function` (first-class functions print only that)."""
         if name == "Function":
@@ -130,13 +136,14 @@ class _IRParser:
 
     # ---- tokens ----------------------------------------------------------------------------------------
     def cur(self) -> Token:
-        while self.lexer.cur().kind in _LAYOUT:
-            self.lexer.next()
-        return self.lexer.cur()
+        lexer = self.tokens
+        while lexer.cur().kind in _LAYOUT:
+            lexer.next()
+        return lexer.cur()
 
     def next(self) -> Token:
         self.cur()
-        return self.lexer.next()
+        return self.tokens.next()
 
     def next_if(self, kind: str) -> bool:
         if self.cur().kind != kind:
@@ -146,7 +153,7 @@ class _IRParser:
 
     def expect(self, kind: str) -> Token:
         self.cur()
-        return self.lexer.expect(kind)
+        return self.tokens.expect(kind)
 
     def is_word(self, word: str) -> bool:
         return self.cur().kind == TK_IDENT and self.cur().text == word
@@ -323,7 +330,7 @@ class _IRParser:
 
     def scope(self, node) -> None:
         """`, scope: __module.l1/aten::linear` after the inputs: the rest of the line up to a comment."""
-        if self.cur().kind != "," or self.lexer.lookahead().text != "scope":
+        if self.cur().kind != "," or self.tokens.lookahead().text != "scope":
             return
         self.next()
         self.next()
@@ -374,14 +381,14 @@ class _IRParser:
     def type_follows(self) -> bool:
         """Whether `(` opens a tuple type (`types=[(int, str)]`) rather than a tuple value: values never start
         with a name other than nan, inf, annotate or torch."""
-        after = self.lexer.lookahead()
+        after = self.tokens.lookahead()
         return after.kind == TK_NONE_TYPE or (after.kind == TK_IDENT and after.text not in _VALUE_WORDS)
 
     def named_literal(self, declared: Any) -> tuple[str, Any]:
         """Literals starting with a name: `annotate(T, v)`, `torch.device("cpu")`, an enum member, a type."""
-        if self.is_word("annotate") and self.lexer.lookahead().kind == "(":
+        if self.is_word("annotate") and self.tokens.lookahead().kind == "(":
             return self.annotated()
-        if self.is_word("torch") and self.lexer.lookahead().kind == ".":
+        if self.is_word("torch") and self.tokens.lookahead().kind == ".":
             return self.device()
         if isinstance(declared, types.EnumType):
             return "ival", self.enum_member(declared)
@@ -419,7 +426,7 @@ class _IRParser:
         return ("f" if isinstance(real, float) else "i"), real
 
     def imaginary_follows(self) -> bool:
-        token = self.lexer.lookahead()
+        token = self.tokens.lookahead()
         return token.text.endswith("j") and (token.kind == TK_NUMBER or token.text in ("nanj", "infj"))
 
     def real_number(self, imaginary: bool = False) -> Any:

@@ -74,6 +74,7 @@ class _Printer:
         self.groups = groups
 
     def graph(self, graph) -> str:
+        assert self.groups is not None, "a whole graph prints its subgraph groups after it"
         out = ["graph(", _values_with_types(graph.inputs, GRAPH_INPUT_SEPARATOR), "):\n"]
         for node in graph.nodes():
             self.node(out, node, level=1)
@@ -265,16 +266,20 @@ def _format_tuple(values: tuple, static_type: Any) -> str:
 def _element_type(values: list) -> types.Type:
     """The element type a list's members imply; Any when there are none or they have no common type."""
     try:
-        return types.type_of(values).elem
+        list_type = types.type_of(values)
     except Exception:  # noqa: BLE001 - type_of reports empty or mixed lists with TsjitError
         return types.AnyType.get()
+    return list_type.elem if isinstance(list_type, types.ListType) else types.AnyType.get()
 
 
 def _dict_type(items: dict) -> types.DictType:
     try:
-        return types.type_of(items)
+        dict_type = types.type_of(items)
     except Exception:  # noqa: BLE001 - as above
-        return types.DictType(types.StringType.get(), types.AnyType.get())
+        dict_type = None
+    if isinstance(dict_type, types.DictType):  # what type_of gives every dict it can type
+        return dict_type
+    return types.DictType(types.StringType.get(), types.AnyType.get())
 
 
 def _inferable_from_members(element: types.Type) -> bool:

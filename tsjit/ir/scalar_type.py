@@ -18,8 +18,9 @@ _DTYPE_NAMES = (
 DTYPES: tuple[torch.dtype | None, ...] = tuple(getattr(torch, name, None) for name in _DTYPE_NAMES)
 _DTYPE_CODES = {dtype: code for code, dtype in enumerate(DTYPES) if dtype is not None}
 
-LAYOUTS = (torch.strided, torch.sparse_coo, torch.sparse_csr, torch._mkldnn, torch.sparse_csc, torch.sparse_bsr,
-           torch.sparse_bsc, torch.jagged)
+# torch._mkldnn exists at runtime (a torch.layout) but is missing from torch's type stubs
+LAYOUTS = (torch.strided, torch.sparse_coo, torch.sparse_csr, torch._mkldnn,  # type: ignore[attr-defined]
+           torch.sparse_csc, torch.sparse_bsr, torch.sparse_bsc, torch.jagged)
 MEMORY_FORMATS = (torch.contiguous_format, torch.preserve_format, torch.channels_last, torch.channels_last_3d)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import cast
 
 import torch
 
@@ -209,7 +210,7 @@ def _placeholder(declared: object) -> torch.Tensor:
     """Zeros standing for an elided tensor: the declared shape and dtype when known, else 11 floats (the
     smallest tensor that prints as `<Tensor>` again)."""
     if isinstance(declared, TensorType) and declared.sizes is not None and None not in declared.sizes:
-        return torch.zeros(declared.sizes, dtype=declared.dtype or torch.float32)
+        return torch.zeros(cast(tuple[int, ...], declared.sizes), dtype=declared.dtype or torch.float32)
     return torch.zeros(MAX_TENSOR_DISPLAY_SIZE + 1)
 
 

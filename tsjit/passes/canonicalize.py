@@ -69,25 +69,39 @@ def is_before_in_dump(n1: Node, n2: Node) -> bool:
     """Whether n1 prints before n2: program order, the true block before the false one, owners first."""
     d1, d2 = _depth(n1), _depth(n2)
     while d1 > d2:
-        n1, d1 = n1.owning_block.owning_node, d1 - 1
+        n1, d1 = _owner(n1), d1 - 1
         if n1 is n2:
             return False
     while d2 > d1:
-        n2, d2 = n2.owning_block.owning_node, d2 - 1
+        n2, d2 = _owner(n2), d2 - 1
         if n2 is n1:
             return True
     while n1.owning_block is not n2.owning_block:
-        owner1, owner2 = n1.owning_block.owning_node, n2.owning_block.owning_node
+        owner1, owner2 = _owner(n1), _owner(n2)
         if owner1 is owner2:
-            return owner1.blocks.index(n1.owning_block) < owner1.blocks.index(n2.owning_block)
+            return owner1.blocks.index(_block(n1)) < owner1.blocks.index(_block(n2))
         n1, n2 = owner1, owner2
     return n1.is_before(n2)
 
 
+def _block(node: Node) -> Block:
+    block = node.owning_block
+    assert block is not None, "the node is not in a graph"
+    return block
+
+
+def _owner(node: Node) -> Node:
+    """The node whose block holds `node`, which must not be at the top level of its graph."""
+    owner = _block(node).owning_node
+    assert owner is not None, "a top-level node has no owner"
+    return owner
+
+
 def _depth(node: Node) -> int:
     depth = 0
-    while node.owning_block.owning_node is not None:
-        node, depth = node.owning_block.owning_node, depth + 1
+    owner = _block(node).owning_node
+    while owner is not None:
+        owner, depth = _block(owner).owning_node, depth + 1
     return depth
 
 

@@ -72,6 +72,8 @@ def _run(node: Node, inputs: list[Any]) -> list[Any] | None:
 
     builtins.load()  # the JIT-only operators (int and str arithmetic...) have their implementations there
     operator = find_operator_for_node(node)
+    if operator is None:
+        return None
     result = operator.get_operation(node)(*inputs)
     if len(node.outputs) == 1:
         return [result]

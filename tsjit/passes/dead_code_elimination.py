@@ -94,11 +94,12 @@ class _DeadCodeEliminator:
                 self.live_values.add(body.outputs[i + 1])
 
     def mark(self, node: Node) -> None:
-        while node is not None and node not in self.marked:
-            self.marked.add(node)
-            self.live_values.update(node.inputs)
-            block = node.owning_block
-            node = block.owning_node if block is not None else None
+        current: Node | None = node
+        while current is not None and current not in self.marked:
+            self.marked.add(current)
+            self.live_values.update(current.inputs)
+            block = current.owning_block
+            current = block.owning_node if block is not None else None
 
     def has_side_effects(self, node: Node) -> bool:
         if node not in self.side_effects:

@@ -11,8 +11,6 @@
 from __future__ import annotations
 
 import io
-from typing import Tuple
-
 import torch
 
 import tsjit
@@ -48,7 +46,8 @@ class LSTMCell(torch.nn.Module):
         self.b_ih = torch.nn.Parameter(torch.randn(4 * hidden_size))
         self.b_hh = torch.nn.Parameter(torch.randn(4 * hidden_size))
 
-    def forward(self, input: torch.Tensor, hidden: Tuple[torch.Tensor, torch.Tensor]) -> Tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, input: torch.Tensor,
+                hidden: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
         return lstm_cell(input, hidden, self.w_ih, self.w_hh, self.b_ih, self.b_hh)
 
 

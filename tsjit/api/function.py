@@ -34,9 +34,11 @@ import torch
 from tsjit.errors import TsjitError
 from tsjit.frontend.ir_emitter import GraphFunction, compile_source
 from tsjit.frontend.resolver import EXPORT, IGNORE, UNUSED, PythonResolver, compiled_function_for
+from tsjit.frontend.script_class import from_script_value, script_class, to_script_value
 from tsjit.ir import types as T
 from tsjit.ir.graph import Graph
 from tsjit.ir.schema import FunctionSchema
+from tsjit.runtime.objects import Object
 
 
 class ScriptFunction:
@@ -80,7 +82,14 @@ class ScriptFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         inputs = bind_arguments(self.schema, args, kwargs)
-        return self._runtime_function()(*inputs)
+        return from_script_value(self._runtime_function()(*inputs), self.schema.returns[0].type)
+
+    @property
+    def code(self) -> str:
+        """The function's TorchScript source, as torch.jit's `.code` prints it (the Python printer)."""
+        from tsjit.serialization import function_code
+
+        return function_code(self)
 
     def graph_for(self, *args: Any, **kwargs: Any) -> Graph:
         """The graph the executor runs for these arguments: specialized to their ArgumentSpec (torch.jit's
@@ -126,6 +135,7 @@ def bind_arguments(schema: FunctionSchema, args: tuple, kwargs: dict) -> list[An
 def check_argument(schema: FunctionSchema, position: int, argument, value: Any) -> Any:
     """The value as the argument's type takes it (an int for a float becomes a float); a TsjitError otherwise."""
     expected = argument.type
+    value = to_script_value(value, expected)
     if isinstance(expected, T.FloatType) and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if fits_type(value, expected):
@@ -148,6 +158,8 @@ def fits_type(value: Any, expected: T.Type) -> bool:
         return len(value) == len(expected.elements) and all(fits_type(v, t) for v, t in zip(value, expected.elements))
     if isinstance(expected, T.FloatType) and isinstance(value, int) and not isinstance(value, bool):
         return True
+    if isinstance(value, Object):
+        return value.type.is_subtype_of(expected)
     try:
         actual = T.type_of(value)
     except TsjitError:
@@ -174,6 +186,8 @@ def script(obj: Any, optimize: Any = None, _frames_up: int = 0, _rcb: Any = None
         scripted = hook(obj)
         if scripted is not None:
             return scripted
+    if inspect.isclass(obj):
+        return script_class(obj)
     if not inspect.isfunction(obj):
         raise TsjitError(f"tsjit.script cannot compile {obj!r}: expected a function (modules and classes need "
                          "the module frontend)")

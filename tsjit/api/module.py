@@ -188,6 +188,13 @@ class ScriptMethod:
         return self.function.schema
 
     @property
+    def code(self) -> str:
+        """The method's TorchScript source, as torch.jit's `.code` prints it."""
+        from tsjit.serialization import method_code
+
+        return method_code(self.function)
+
+    @property
     def inlined_graph(self) -> Graph:
         """The graph with every method and function it calls inlined (`torch._C._jit_pass_inline`)."""
         from tsjit.passes.inliner import inline_calls
@@ -333,6 +340,11 @@ class RecursiveScriptModule(ScriptModule):
     @property
     def inlined_graph(self) -> Graph:
         return self.forward.inlined_graph
+
+    @property
+    def code(self) -> str:
+        """`forward`'s TorchScript source."""
+        return self.forward.code
 
     @property
     def original_name(self) -> str:

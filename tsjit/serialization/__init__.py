@@ -1,0 +1,56 @@
+"""Saving programs: TorchScript source and TorchScript archives (jit-overview.md "Python Printer", "Saving Programs").
+
+    python_printer.py      Graph / function -> TorchScript source (`.code`, the bodies in the archive's code/ files)
+    constant_printer.py    constants as literals, or as entries of the constant table (`CONSTANTS.c0`)
+    named_type_printer.py  classes, named tuples, enums, interfaces as the archive's code/ files hold them
+    pickler.py             values -> protocol-2 pickles in torch's dialect (data.pkl, constants.pkl)
+    unpickler.py           the restricted reader of those pickles: an opcode interpreter that imports nothing
+    archive_writer.py      the zip layout torch.jit.save writes
+    archive_reader.py      reading untrusted zips: names, sizes, zip bombs, corruption
+    serializer.py          save(): module object -> data.pkl + code/ + constants.pkl + version
+    source_importer.py     code/ files -> classes and functions, compiled by the frontend with the archive's names
+    upgraders.py           old operator behaviour for archives older than an operator change
+    deserializer.py        load(): archive -> runnable scripted module
+
+`save(module, path_or_file, _extra_files=None)` and `load(path_or_file, _extra_files=None, map_location=None)`
+behave like torch.jit.save and torch.jit.load, and each reads what the other writes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def save(module: Any, path_or_file: Any, _extra_files: dict[str, Any] | None = None) -> None:
+    """Save a scripted module (or function) as a TorchScript archive; see serializer.py."""
+    from tsjit.serialization.serializer import save as save_archive
+
+    save_archive(module, path_or_file, _extra_files)
+
+
+def load(path_or_file: Any, _extra_files: dict[str, Any] | None = None, map_location: Any = None) -> Any:
+    """Load a TorchScript archive written by tsjit.save or torch.jit.save; see deserializer.py."""
+    from tsjit.serialization.deserializer import load as load_archive
+
+    return load_archive(path_or_file, _extra_files, map_location)
+
+
+def function_code(function: Any) -> str:
+    """`.code` of a function: its TorchScript source, as torch.jit prints it."""
+    from tsjit.serialization.python_printer import PythonPrinter
+
+    printer = PythonPrinter()
+    printer.print_function(function)
+    return printer.text()
+
+
+def method_code(method: Any) -> str:
+    """`.code` of a method (and of a module: its `forward`): `self` is printed without its type."""
+    from tsjit.serialization.python_printer import PythonPrinter
+
+    printer = PythonPrinter()
+    printer.print_method(method)
+    return printer.text()
+
+
+__all__ = ["function_code", "load", "method_code", "save"]

@@ -1,0 +1,209 @@
+"""`load`: a TorchScript archive (written by torch.jit.save or tsjit.save) as a runnable scripted module.
+
+The steps are torch's ScriptModuleDeserializer's:
+
+1. the zip is checked (archive_reader.py) and its `version` read;
+2. `constants.pkl` is unpickled (storages from `constants/<k>`): the values of `CONSTANTS.c<i>`;
+3. `data.pkl` is unpickled (storages from `data/<k>`); every class GLOBAL it names is compiled from the code/
+   files on the spot (source_importer.py), and objects are built from their pickled state: attribute values
+   by name, or through the class's `__setstate__`;
+4. every function and method of the archive is compiled, so bad code fails here and not at the first call;
+5. `_extra_files` entries named by the caller are filled from `extra/`.
+
+The unpickler runs no Python: it knows the globals of the format and the archive's own classes, nothing else.
+Every failure is a SerializationError naming the archive and the member at fault.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, BinaryIO
+
+import torch
+
+from tsjit.errors import SerializationError, TsjitError
+from tsjit.ir import types as T
+from tsjit.ir.printer import EnumValue
+from tsjit.serialization.archive_reader import DEFAULT_LIMITS, ArchiveLimits, ArchiveReader
+from tsjit.serialization.source_importer import SourceImporter
+from tsjit.serialization.unpickler import UnpicklerHooks, loads
+
+
+def load(path_or_file: str | os.PathLike | BinaryIO | bytes, _extra_files: dict[str, Any] | None = None,
+         map_location: str | torch.device | None = None, _limits: ArchiveLimits = DEFAULT_LIMITS) -> Any:
+    """The scripted module saved in an archive (a path, a binary file or bytes)."""
+    reader = ArchiveReader(path_or_file, _limits)
+    try:
+        deserializer = ModuleDeserializer(reader, map_location)
+        root = deserializer.deserialize()
+        if _extra_files is not None:
+            read_extra_files(reader, _extra_files)
+    finally:
+        reader.close()
+    return deserializer.wrap(root)
+
+
+def read_extra_files(reader: ArchiveReader, extra_files: dict[str, Any]) -> None:
+    """Fill the entries the caller named with the bytes of `extra/<name>` (missing ones stay as they are)."""
+    for name in list(extra_files):
+        if reader.has_record(f"extra/{name}"):
+            extra_files[name] = reader.read_record(f"extra/{name}")
+
+
+class ModuleDeserializer:
+    """One archive being loaded: its reader, its source importer and the storages read so far."""
+
+    def __init__(self, reader: ArchiveReader, map_location: str | torch.device | None = None):
+        self.reader = reader
+        self.device = _device(map_location)
+        self.byteorder = reader.byteorder()
+        self.importer = SourceImporter(reader, reader.version())
+
+    def deserialize(self) -> Any:
+        if self.reader.has_record("constants.pkl"):
+            constants = self.unpickle("constants")
+            if not isinstance(constants, tuple):
+                raise SerializationError(f"{self.reader.label}: constants.pkl does not hold a tuple")
+            self.importer.constants = constants
+        root = self.unpickle("data")
+        if not isinstance(getattr(root, "type", None), T.ClassType) or not root.type.is_module:
+            raise SerializationError(f"{self.reader.label}: data.pkl does not hold a module")
+        self.importer.define_all()
+        return root
+
+    def wrap(self, root: Any) -> Any:
+        return wrap_module(root, self.importer.class_hooks)
+
+    def unpickle(self, name: str) -> Any:
+        """The value of `<name>.pkl`, its storages read from `<name>/<key>`."""
+        member = f"{name}.pkl"
+        if not self.reader.has_record(member):
+            raise SerializationError(f"{self.reader.label} has no {member}")
+        hooks = ArchiveHooks(self, name)
+        try:
+            return loads(self.reader.read_record(member), f"{self.reader.label}: {self.reader.prefix}{member}",
+                         hooks)
+        except RecursionError:
+            raise SerializationError(f"{self.reader.label}: {member} nests too deeply") from None
+
+
+class ArchiveHooks(UnpicklerHooks):
+    """What one pickle of the archive may refer to: its storage directory and the archive's classes."""
+
+    def __init__(self, deserializer: ModuleDeserializer, directory: str):
+        self.deserializer = deserializer
+        self.reader = deserializer.reader
+        self.directory = directory
+        self.storages: dict[str, torch.UntypedStorage] = {}
+
+    def load_storage(self, key: str, dtype: torch.dtype, location: str, numel: int) -> torch.UntypedStorage:
+        """The storage `<dir>/<key>`, read once and shared by every tensor viewing it."""
+        record = f"{self.directory}/{key}"
+        nbytes = numel * torch.empty(0, dtype=dtype).element_size()
+        storage = self.storages.get(key)
+        if storage is None:
+            storage = self.storages[key] = self.read_storage(record, nbytes, dtype, location)
+        if storage.nbytes() != nbytes:
+            raise SerializationError(f"{self.reader.label}: storage {record} is {storage.nbytes()} bytes, but a "
+                                     f"tensor needs {numel} elements of {dtype}")
+        return storage
+
+    def read_storage(self, record: str, nbytes: int, dtype: torch.dtype, location: str) -> torch.UntypedStorage:
+        data = self.reader.read_record(record) if nbytes else b""
+        if len(data) != nbytes:
+            raise SerializationError(f"{self.reader.label}: storage {self.reader.prefix}{record} holds "
+                                     f"{len(data)} bytes, expected {nbytes}")
+        flat = torch.frombuffer(bytearray(data), dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)
+        if self.deserializer.byteorder == "big":
+            flat = _swap_bytes(flat, dtype)
+        device = self.deserializer.device or _location_device(location, self.reader.label)
+        if device.type != "cpu":
+            flat = flat.to(device)
+        return flat.untyped_storage()
+
+    def resolve_class(self, qualified_name: str) -> T.ClassType | T.EnumType | None:
+        found = self.deserializer.importer.lookup(qualified_name)
+        return found if isinstance(found, T.ClassType | T.EnumType) else None
+
+    def create_object(self, class_type: T.ClassType, state: Any) -> Any:
+        from tsjit.runtime.objects import Object
+
+        if "__setstate__" in class_type.methods:
+            return self.restore_with_setstate(class_type, state)
+        if not isinstance(state, dict):
+            raise SerializationError(f"{self.reader.label}: the state of a {class_type.qualified_name} object "
+                                     "is not a dict of attributes")
+        missing = [name for name in class_type.attribute_names if name not in state]
+        if missing:
+            raise SerializationError(f"{self.reader.label}: a {class_type.qualified_name} object has no value "
+                                     f"for attribute(s) {', '.join(missing)}")
+        return Object(class_type, {name: state[name] for name in class_type.attribute_names})
+
+    def restore_with_setstate(self, class_type: T.ClassType, state: Any) -> Any:
+        """Call the class's `__setstate__`; then no attribute that cannot be None may still be None."""
+        from tsjit.api.module import runtime_function
+        from tsjit.runtime.objects import Object
+
+        obj = Object(class_type, dict.fromkeys(class_type.attribute_names))
+        setstate = class_type.methods["__setstate__"]
+        self.deserializer.importer.define(setstate)
+        try:
+            runtime_function(setstate)(obj, state)
+        except TsjitError as error:
+            raise SerializationError(f"{self.reader.label}: {class_type.qualified_name}.__setstate__ failed: "
+                                     f"{error}") from None
+        for attribute in class_type.attributes:
+            if getattr(obj, attribute.name) is None and not _can_be_none(attribute.type):
+                raise SerializationError(f"{self.reader.label}: __setstate__ of {class_type.qualified_name} left "
+                                         f"attribute '{attribute.name}' uninitialized")
+        return obj
+
+    def enum_value(self, enum_type: T.EnumType, value: Any) -> Any:
+        for name, member_value in enum_type.names_values:
+            if member_value == value and type(member_value) is type(value):
+                return EnumValue(enum_type, name, member_value)
+        raise SerializationError(f"{self.reader.label}: {value!r} is not a value of enum {enum_type.qualified_name}")
+
+
+def wrap_module(root: Any, class_hooks) -> Any:
+    """The Python face of a loaded module object (a RecursiveScriptModule, as tsjit.script returns), with
+    its forward hooks; `class_hooks(class_type)` gives (pre-hooks, hooks)."""
+    from tsjit.api.module import RecursiveScriptModule
+    from tsjit.frontend.concrete_module_type import ConcreteModuleType
+
+    concrete_type = ConcreteModuleType(torch.nn.Module)
+    concrete_type.jit_type = root.type
+    concrete_type.methods_compiled = True
+    concrete_type.pre_hook_functions, concrete_type.hook_functions = class_hooks(root.type)
+    submodules = {a.name: wrap_module(getattr(root, a.name), class_hooks) for a in root.type.attributes
+                  if isinstance(a.type, T.ClassType) and a.type.is_module}
+    return RecursiveScriptModule(root, concrete_type, submodules)
+
+
+def _device(map_location: str | torch.device | None) -> torch.device | None:
+    if map_location is None:
+        return None
+    try:
+        return torch.device(map_location)
+    except (RuntimeError, TypeError) as error:
+        raise SerializationError(f"map_location {map_location!r} is not a device: {error}") from None
+
+
+def _location_device(location: str, label: str) -> torch.device:
+    try:
+        return torch.device(location)
+    except RuntimeError:
+        raise SerializationError(f"{label}: unknown storage location {location!r}") from None
+
+
+def _swap_bytes(flat: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """Big-endian storage bytes in the host's (little-endian) order."""
+    itemsize = torch.empty(0, dtype=dtype).element_size()
+    if itemsize == 1 or flat.numel() == 0:
+        return flat
+    return flat.view(-1, itemsize).flip(1).reshape(-1).contiguous()
+
+
+def _can_be_none(type_: T.Type) -> bool:
+    return isinstance(type_, T.OptionalType | T.NoneType | T.AnyType) or (
+        isinstance(type_, T.UnionType) and type_.can_hold_type(T.NoneType.get()))

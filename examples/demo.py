@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import io
+
 import torch
 
 import tsjit

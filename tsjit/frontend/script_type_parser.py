@@ -33,19 +33,8 @@ from tsjit.frontend.tree_views import (
 )
 from tsjit.ir import types as T
 from tsjit.ir.schema import Argument, FunctionSchema
+from tsjit.ir.type_parser import ANNOTATION_BASE_TYPES as BASE_TYPES
 
-BASE_TYPES: dict[str, T.Type] = {
-    "Tensor": T.TensorType.get(), "LongTensor": T.TensorType.get(), "DoubleTensor": T.TensorType.get(),
-    "FloatTensor": T.TensorType.get(), "int": T.IntType.get(), "float": T.FloatType.get(),
-    "bool": T.BoolType.get(), "complex": T.ComplexType.get(), "str": T.StringType.get(),
-    "Device": T.DeviceType.get(), "Stream": T.StreamType.get(), "number": T.NumberType.get(),
-    "None": T.NoneType.get(), "NoneType": T.NoneType.get(), "Any": T.AnyType.get(),
-    "Capsule": T.CapsuleType.get(), "list": T.AnyListType.get(), "tuple": T.AnyTupleType.get(),
-    "SymInt": T.IntType.get(), "SymFloat": T.FloatType.get(), "SymBool": T.BoolType.get(),
-    # torch's enum-like classes are ints in TorchScript (`torch.dtype` is a ScalarType code)
-    "dtype": T.IntType.get(), "layout": T.IntType.get(), "memory_format": T.IntType.get(),
-    "qscheme": T.IntType.get(), "device": T.DeviceType.get(), "Generator": T.GeneratorType.get(),
-}
 # module prefixes that name the same types as the bare names (`typing.List`, `torch.Tensor`)
 TYPE_MODULE_PREFIXES = ("typing.", "torch.", "builtins.", "torch.jit.", "tsjit.")
 BROADCASTING_LISTS = {f"BroadcastingList{n}": n for n in range(1, 7)}

@@ -65,13 +65,20 @@ _SCHEMA_BASE_TYPES: dict[str, T.Type] = {
     "PyObject": T.PyObjectType.get(),
 }
 _IR_BASE_TYPES = {**_SCHEMA_BASE_TYPES, "number": T.NumberType.get()}
-_ANNOTATION_BASE_TYPES: dict[str, T.Type] = {
-    "Tensor": T.TensorType.get(), "int": T.IntType.get(), "float": T.FloatType.get(),
+# The names Python annotations use (`x: Tensor`, `torch.dtype`), shared with the script frontend's annotations.
+ANNOTATION_BASE_TYPES: dict[str, T.Type] = {
+    "Tensor": T.TensorType.get(), "LongTensor": T.TensorType.get(), "DoubleTensor": T.TensorType.get(),
+    "FloatTensor": T.TensorType.get(), "int": T.IntType.get(), "float": T.FloatType.get(),
     "complex": T.ComplexType.get(), "bool": T.BoolType.get(), "str": T.StringType.get(),
     "None": T.NoneType.get(), "NoneType": T.NoneType.get(), "Any": T.AnyType.get(),
     "Device": T.DeviceType.get(), "device": T.DeviceType.get(), "Generator": T.GeneratorType.get(),
     "Stream": T.StreamType.get(), "Storage": T.StorageType.get(), "number": T.NumberType.get(),
     "Scalar": T.NumberType.get(), "AnyEnumType": T.AnyEnumType.get(), "AnyClassType": T.AnyClassType.get(),
+    "Capsule": T.CapsuleType.get(), "list": T.AnyListType.get(), "tuple": T.AnyTupleType.get(),
+    "SymInt": T.IntType.get(), "SymFloat": T.FloatType.get(), "SymBool": T.BoolType.get(),
+    # torch's enum-like classes are ints in TorchScript (`torch.dtype` is a ScalarType code)
+    "dtype": T.IntType.get(), "layout": T.IntType.get(), "memory_format": T.IntType.get(),
+    "qscheme": T.IntType.get(),
 }
 # The types IR values carry for types that exist only in schemas.
 _FAKE_TYPES: dict[T.Type, T.Type] = {
@@ -432,7 +439,7 @@ class TypeParser:
         if generic is not None and self.lexer.cur().kind == "[":
             arguments = self.lexer.parse_list("[", "]", self._parse_annotation_argument)
             return self._build(start, generic, arguments)
-        found = _ANNOTATION_BASE_TYPES.get(name)
+        found = ANNOTATION_BASE_TYPES.get(name)
         if found is not None:
             return found
         if generic is not None:

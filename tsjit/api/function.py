@@ -35,6 +35,7 @@ from tsjit.errors import TsjitError
 from tsjit.frontend.ir_emitter import GraphFunction, compile_source
 from tsjit.frontend.resolver import EXPORT, IGNORE, UNUSED, PythonResolver, compiled_function_for
 from tsjit.frontend.script_class import from_script_value, script_class, to_script_value
+from tsjit.frontend.tracer import get_tracing_state
 from tsjit.ir import types as T
 from tsjit.ir.graph import Graph
 from tsjit.ir.schema import FunctionSchema
@@ -82,7 +83,10 @@ class ScriptFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         inputs = bind_arguments(self.schema, args, kwargs)
-        return from_script_value(self._runtime_function()(*inputs), self.schema.returns[0].type)
+        run = lambda: from_script_value(self._runtime_function()(*inputs), self.schema.returns[0].type)
+        # inside a trace, a scripted callee stays a call and keeps its control flow (seed: "Tracer")
+        state = get_tracing_state()
+        return run() if state is None else state.record_function_call(self.graph_function, inputs, run)
 
     @property
     def code(self) -> str:

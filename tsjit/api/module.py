@@ -46,6 +46,7 @@ from tsjit.frontend.concrete_module_type import (
     module_concrete_type,
 )
 from tsjit.frontend.module_sugared_values import define_hooks, define_method, define_overloads, define_source_method
+from tsjit.frontend.tracer import get_tracing_state
 from tsjit.ir.graph import Graph
 from tsjit.ir.schema import FunctionSchema
 from tsjit.runtime.objects import Object
@@ -207,7 +208,9 @@ class ScriptMethod:
         schema = self.schema
         without_self = FunctionSchema(schema.name, "", list(schema.arguments[1:]), list(schema.returns))
         inputs = bind_arguments(without_self, args, kwargs)
-        return runtime_function(self.function)(self.owner._c, *inputs)
+        run = lambda: runtime_function(self.function)(self.owner._c, *inputs)
+        state = get_tracing_state()
+        return run() if state is None else state.record_method_call(self.owner, self.function, inputs, run)
 
     def __repr__(self) -> str:
         return f"<tsjit ScriptMethod {self.function.qualname}>"

@@ -123,6 +123,7 @@ class GraphFunction:
         self.graph = Graph()
         self._schema: FunctionSchema | None = None
         self._optimized: Graph | None = None
+        self._runtime = None
         self._state = "undefined"
         self._lock = threading.RLock()
 
@@ -131,7 +132,8 @@ class GraphFunction:
             return
         with self._lock:
             if self._state == "defining":
-                raise CompileError(f"function '{self.name}' is called recursively. Recursive calls are not "
+                what = "method" if self.self_binding is not None else "function"
+                raise CompileError(f"{what} '{self.name}' is called recursively. Recursive calls are not "
                                    "supported", loc)
             if self._state == "undefined":
                 self._define()
@@ -168,6 +170,16 @@ class GraphFunction:
             constant_pooling(graph)
             self._optimized = graph
         return self._optimized
+
+    def __call__(self, *args: Any) -> Any:
+        """Run the optimized graph on the runtime: how a runtime Object calls its methods (`obj.__enter__()`
+        for prim::Enter, a method called from Python)."""
+        from tsjit.runtime.function import Function
+
+        with self._lock:
+            if self._runtime is None:
+                self._runtime = Function(self.qualname, self.optimized_graph().copy())
+        return self._runtime(*args)
 
     def __repr__(self) -> str:
         return f"<GraphFunction {self.qualname}>"

@@ -239,6 +239,8 @@ def _enum_value(obj: Any, emitter, loc) -> SugaredValue | None:
 
 
 def _class(obj: Any, emitter, loc) -> SugaredValue | None:
+    if inspect.isclass(obj):
+        load_class_frontend()
     for hook in CLASS_VALUE_HOOKS:
         found = hook(obj, emitter, loc)
         if found is not None:
@@ -279,6 +281,12 @@ _OBJECT_RULES = (
 )
 # the module/class frontend adds `(obj, emitter, loc) -> SugaredValue | None` rules for script classes here
 CLASS_VALUE_HOOKS: list = []
+
+
+def load_class_frontend() -> None:
+    """Import the script-class frontend (which fills CLASS_VALUE_HOOKS and TYPE_HOOKS) before the first class
+    is resolved; it builds on this module, so it cannot be imported at the top."""
+    import tsjit.frontend.script_class  # noqa: F401
 
 
 class PythonValue(SugaredValue):
@@ -678,6 +686,8 @@ def python_type_to_type(obj: Any, loc) -> T.Type | None:
         return generic
     if is_named_tuple_class(obj):
         return named_tuple_type(obj, loc)
+    if inspect.isclass(obj):
+        load_class_frontend()
     for hook in TYPE_HOOKS:
         found = hook(obj, loc)
         if found is not None:

@@ -235,6 +235,9 @@ class SimpleValue(SugaredValue):
             return SpecialFormValue(prim.tolist)
         hint = " Did you forget to initialize an attribute in __init__()?" if isinstance(
             value_type, T.ClassType) else ""
+        if field in getattr(value_type, "unresolved_class_attributes", ()):
+            hint = (f" '{field}' is defined as a class attribute which currently is not supported. Consider "
+                    "converting this to an instance attribute.")
         raise CompileError(f"'{value_type.annotation_str()}' object has no attribute or method '{field}'.{hint}",
                            loc)
 
@@ -340,6 +343,11 @@ def set_class_attribute(value: Value, loc, emitter, field: str, new_value: Value
     if not isinstance(class_type, T.ClassType):
         raise CompileError(f"Tried to set an attribute: {field} on a non-class: {class_type.annotation_str()}",
                            loc)
+    if not class_type.has_attribute(field) and _is_initializing(emitter, class_type):
+        if emitter.graph.insert_point.owning_block is not emitter.graph.block:
+            raise CompileError("First assignment cannot be in a control-flow block. Initialize the field at the "
+                               "top level first", loc)
+        class_type.add_attribute(field, new_value.type)
     if not class_type.has_attribute(field):
         raise CompileError(f"Tried to set nonexistent attribute: {field}. Did you forget to initialize it in "
                            "__init__()?", loc)
@@ -349,6 +357,13 @@ def set_class_attribute(value: Value, loc, emitter, field: str, new_value: Value
                            f"{new_value.type.annotation_str()}", loc)
     node = insert_node(emitter.graph, prim.SetAttr, [value, new_value], None, loc)
     node.s_("name", field)
+
+
+def _is_initializing(emitter, class_type: T.ClassType) -> bool:
+    """Whether the emitter is in `__init__` of this very class, where assigning an attribute the class does not
+    have yet declares it, typed by the assigned value (C++ SimpleValue::setAttr)."""
+    graph = emitter.graph
+    return emitter.function.name == "__init__" and bool(graph.inputs) and graph.inputs[0].type is class_type
 
 
 class MethodValue(SugaredValue):

@@ -1,0 +1,487 @@
+"""`tsjit.trace` and `tsjit.trace_module`: TorchScript programs recorded by running Python on example inputs.
+
+    def f(x, y):
+        return torch.relu(x @ y) + x.size(0)
+
+    traced = tsjit.trace(f, (torch.randn(3, 3), torch.randn(3, 3)))
+    traced.graph        # what ran, as a graph (inputs typed as the examples: Float(3, 3, strides=[3, 1], ...))
+    traced(a, b)        # runs on tsjit's graph executor, also for other values and sizes
+
+    net = tsjit.trace(module, torch.randn(1, 3, 32, 32))                  # a ScriptModule
+    both = tsjit.trace_module(module, {"forward": x, "encode": tokens})   # several methods into one module
+
+Inputs are tensors and (nested) tuples, lists and dicts of tensors: the graph takes them as such and unpacks
+them (prim::TupleUnpack, prim::ListUnpack, aten::__getitem__). Outputs are rebuilt the same way; a list output
+warns and a dict output needs `strict=False`, since the trace fixes how many elements they have. With
+`check_trace` the program is traced again on `check_inputs` (default: the examples): the graphs must be equal
+(else TracingCheckError) and the trace must compute what Python computes (else a TracerWarning), as in torch.jit.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import inspect
+import re
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from tsjit.api.function import ScriptFunction
+from tsjit.api.module import RecursiveScriptModule, ScriptModule
+from tsjit.errors import TsjitError
+from tsjit.frontend.ir_emitter import GraphFunction
+from tsjit.frontend.resolver import _qualified_name
+from tsjit.frontend.trace_calls import tracing
+from tsjit.frontend.trace_module import ModuleCalls, ModuleFrame, TracedModuleType, traced_module_types
+from tsjit.frontend.tracer import TraceFrame, TracerWarning, TracingState, warn_tracer
+from tsjit.ir import types as T
+from tsjit.ir.graph import Graph, Value
+from tsjit.ir.printer import print_node
+from tsjit.ir.schema import Argument, FunctionSchema
+from tsjit.ir.symbols import aten, prim
+from tsjit.passes.dead_code_elimination import eliminate_dead_code
+from tsjit.passes.inliner import inline_calls
+from tsjit.runtime.objects import Object
+
+__all__ = ["TracedFunction", "TracerWarning", "TracingCheckError", "trace", "trace_module"]
+
+CONTAINER_OUTPUT = ("Encountering a {} at the output of the tracer might cause the trace to be incorrect, this is "
+                    "only valid if the container structure does not change based on the module's inputs. Consider "
+                    "using a constant container instead (e.g. for `list`, use a `tuple` instead. for `dict`, use a "
+                    "`NamedTuple` instead). If you absolutely need this and know the side effects, pass "
+                    "strict=False to trace() to allow this behavior.")
+
+
+class TracingCheckError(TsjitError):
+    """`check_trace` found that tracing again gives another graph, or that running the trace failed."""
+
+    def __init__(self, graph_diff_error: str | None, tensor_compare_error: str | None, extra_msg: str | None = None):
+        message = "Tracing failed sanity checks!\n"
+        if extra_msg is not None:
+            message += extra_msg + "\n"
+        if graph_diff_error is not None:
+            message += "ERROR: Graphs differed across invocations!\n" + _indent(graph_diff_error) + "\n"
+        if tensor_compare_error is not None:
+            message += ("ERROR: Tensor-valued Constant nodes differed in value across invocations. This often "
+                        "indicates that the tracer has encountered untraceable code.\n")
+            message += _indent(tensor_compare_error) + "\n"
+        super().__init__(message)
+
+
+class TracedFunction(GraphFunction):
+    """A recorded graph as a TorchScript function (or method): nothing to compile, and its schema read off the
+    graph, so ScriptFunction, the inliner and calls from script treat it as any compiled function."""
+
+    def __init__(self, qualname: str, graph: Graph):
+        super().__init__(qualname, None, None)
+        self.graph = graph
+        self._state = "defined"
+
+    @property
+    def schema(self) -> FunctionSchema:
+        arguments = [Argument(_argument_name(v, i), T.unshaped_type(v.type)) for i, v in enumerate(self.graph.inputs)]
+        return FunctionSchema(self.name, "", arguments, [Argument("", T.unshaped_type(self.graph.outputs[0].type))])
+
+    def refresh_schema(self) -> None:
+        """The graph changed (its outputs were pruned): forget the optimized copy made from it."""
+        self._optimized = None
+
+
+def _argument_name(value: Value, index: int) -> str:
+    if not value.has_debug_name():
+        return f"argument_{index}"
+    base, _, suffix = value.debug_name.rpartition(".")
+    return base if base and suffix.isdigit() else value.debug_name
+
+
+# ==============================================================================================================
+# trace
+# ==============================================================================================================
+def trace(func: Callable, example_inputs: Any = None, check_trace: bool = True, strict: bool = True,
+          check_inputs: list | None = None, check_tolerance: float = 1e-5) -> ScriptFunction | ScriptModule:
+    """Record what `func` does to the example inputs; an nn.Module (or its bound `forward`) gives a
+    ScriptModule (trace_module with `forward`), anything else a ScriptFunction."""
+    if isinstance(func, ScriptModule | ScriptFunction):
+        warnings.warn("The input to trace is already a ScriptModule, tracing it is a no-op. Returning the object "
+                      "as is.", stacklevel=2)
+        return func
+    if isinstance(func, torch.nn.Module):
+        return trace_module(func, {"forward": example_inputs}, check_trace, check_inputs and [
+            {"forward": inputs} for inputs in check_inputs], check_tolerance, strict)
+    if inspect.ismethod(func) and isinstance(func.__self__, torch.nn.Module) and func.__name__ == "forward":
+        return trace(func.__self__, example_inputs, check_trace, strict, check_inputs, check_tolerance)
+    inputs = _as_tuple(example_inputs)
+    traced = trace_function(func, inputs, strict)
+    if check_trace:
+        retrace = functools.partial(_retraced_function, func, strict)
+        for check in [_as_tuple(c) for c in check_inputs] if check_inputs else [inputs]:
+            check_traced(func, _with_graph(traced), retrace, check, check_tolerance)
+    return traced
+
+
+def trace_function(func: Callable, inputs: tuple, strict: bool = True) -> ScriptFunction:
+    """One trace of a function, without checks."""
+    state = TracingState(TraceFrame(Graph()), strict)
+    add_inputs(state, _parameter_names(func, len(inputs)), inputs)
+    with tracing(state):
+        result = func(*inputs)
+    set_output(state, result)
+    _clean_up(state.graph)
+    python_function = func if inspect.isfunction(func) else None
+    return ScriptFunction(TracedFunction(_function_name(func), state.graph), python_function)
+
+
+def _function_name(func: Callable) -> str:
+    name = _qualified_name(func) if hasattr(func, "__qualname__") else f"__torch__.{type(func).__name__}"
+    return name.replace("<lambda>", "_lambda").replace("<", "_").replace(">", "_")
+
+
+# ==============================================================================================================
+# trace_module
+# ==============================================================================================================
+def trace_module(mod: torch.nn.Module, inputs: dict[str, Any], check_trace: bool = True,
+                 check_inputs: list[dict[str, Any]] | None = None, check_tolerance: float = 1e-5,
+                 strict: bool = True) -> ScriptModule:
+    """Trace the methods `inputs` names (method name -> example inputs) into one ScriptModule."""
+    if not isinstance(mod, torch.nn.Module):
+        raise TsjitError("expected torch.nn.Module as the first argument")
+    if not isinstance(inputs, dict):
+        raise TsjitError("expected a dictionary of (method_name, input) pairs")
+    traced = trace_module_methods(mod, inputs, strict)
+    if check_trace:
+        for check in check_inputs or [inputs]:
+            for name, example in check.items():
+                retrace = functools.partial(_retraced_method, mod, name, strict)
+                python = mod if name == "forward" else getattr(mod, name)  # forward with its hooks, as traced
+                check_traced(python, _method_with_graph(traced, name), retrace, _as_tuple(example), check_tolerance)
+    return traced
+
+
+def trace_module_methods(mod: torch.nn.Module, inputs: dict[str, Any], strict: bool = True) -> ScriptModule:
+    """One trace of each named method, without checks, into a new module mirroring `mod`'s hierarchy."""
+    types = traced_module_types(mod)
+    root = types[mod]
+    for name, example in inputs.items():
+        root.class_type.methods[name] = _trace_method(mod, root, types, name, _as_tuple(example), strict)
+    return _script_module(mod, types, {})
+
+
+def _trace_method(mod: torch.nn.Module, root: TracedModuleType, types: dict, name: str, inputs: tuple,
+                  strict: bool) -> TracedFunction:
+    state = TracingState(ModuleFrame(Graph(), mod, root.class_type), strict)
+    method = getattr(mod, name)
+    add_inputs(state, _parameter_names(method, len(inputs)), inputs)
+    calls = ModuleCalls(types)
+    with calls.installed(state, mod), tracing(state):
+        result = (mod if name == "forward" else method)(*inputs)  # `forward` through __call__: hooks run too
+    set_output(state, result)
+    calls.fixup()
+    _clean_up(state.graph)
+    return TracedFunction(f"{root.class_type.qualified_name}.{name}", state.graph)
+
+
+def _script_module(module: torch.nn.Module, types: dict, built: dict) -> ScriptModule:
+    """The ScriptModule of a traced module: the same parameter and buffer tensors, its submodules' modules."""
+    if isinstance(module, ScriptModule):
+        return module
+    if module not in built:
+        info = types[module]
+        submodules = {name: _script_module(child, types, built)
+                      for name, child in module._modules.items() if child is not None}
+        slots = {name: value for name, value in [*module._parameters.items(), *module._buffers.items()]
+                 if value is not None}
+        slots["training"] = module.training
+        slots.update((name, submodule._c) for name, submodule in submodules.items())
+        built[module] = RecursiveScriptModule(Object(info.class_type, slots), info.concrete_type, submodules)
+    return built[module]
+
+
+# ==============================================================================================================
+# inputs and outputs
+# ==============================================================================================================
+def add_inputs(state: TracingState, names: list[str | None], inputs: tuple) -> None:
+    """A graph input per example input, typed as it (tensors refined); containers unpacked to their tensors."""
+    input_types = [_input_type(value) for value in inputs]
+    if None in input_types:
+        described = T.TupleType(tuple(t or _python_type(v) for t, v in zip(input_types, inputs)))
+        raise TsjitError(f"Type '{described.annotation_str()}' cannot be traced. Only Tensors and (possibly "
+                         "nested) Lists, Dicts, and Tuples of Tensors can be traced")
+    for name, value, input_type in zip(names, inputs, input_types):
+        _bind_input(state, state.graph.add_input(name, input_type), value)
+
+
+def _input_type(value: Any) -> T.Type | None:
+    """The graph type of a traceable input (None if it is not one): lists and dicts hold plain Tensors."""
+    if isinstance(value, torch.Tensor):
+        return T.TensorType.create_from_tensor(value)
+    if isinstance(value, tuple):
+        elements = [_input_type(v) for v in value]
+        return None if None in elements else T.TupleType(tuple(elements))
+    if isinstance(value, list | dict):
+        items = list(value.values() if isinstance(value, dict) else value)
+        elements = {T.unshaped_type(t) if t is not None else None for t in map(_input_type, items)}
+        if len(elements) != 1 or None in elements:
+            return None
+        element = elements.pop()
+        return T.ListType(element) if isinstance(value, list) else _dict_type(value, element)
+    return None
+
+
+def _dict_type(value: dict, element: T.Type) -> T.Type | None:
+    keys = {type(key) for key in value}
+    if len(keys) != 1 or not keys <= {str, int}:
+        return None
+    return T.DictType(T.type_of(next(iter(value))), element)
+
+
+def _python_type(value: Any) -> T.Type:
+    try:
+        return T.type_of(value)
+    except TsjitError:
+        return T.AnyType.get()
+
+
+def _bind_input(state: TracingState, value: Value, python: Any) -> None:
+    if isinstance(python, torch.Tensor):
+        state.set_value(python, value)
+    elif isinstance(python, tuple | list):
+        node = state.create_node(prim.TupleUnpack if isinstance(python, tuple) else prim.ListUnpack, [value])
+        for item in python:
+            _bind_input(state, node.add_output(_input_type(item)), item)
+    else:
+        for key, item in python.items():
+            _bind_input(state, state.insert(aten.__getitem__, [value, state.constant(key)], _input_type(item)), item)
+
+
+def set_output(state: TracingState, result: Any) -> None:
+    """The graph's output: the result rebuilt from the Values of its tensors."""
+    if result is None:
+        raise TsjitError("The traced function didn't return any values! Side-effects are not captured in traces, "
+                         "so it would be a no-op.")
+    state.graph.register_output(_output_value(state, result))
+
+
+def _output_value(state: TracingState, value: Any) -> Value:
+    if isinstance(value, torch.Tensor):
+        if not state.is_traced(value):
+            raise TsjitError(f"output 1 ({value}) of traced region did not have observable data dependence with "
+                             "trace inputs; this probably indicates your program cannot be understood by the "
+                             "tracer.")
+        return state.value_of(value)
+    if isinstance(value, tuple):
+        elements = [_output_value(state, v) for v in value]
+        return state.insert(prim.TupleConstruct, elements, T.TupleType(tuple(e.type for e in elements)))
+    if isinstance(value, list):
+        return _list_output(state, value)
+    if isinstance(value, dict):
+        return _dict_output(state, value)
+    raise TsjitError("Only tensors, lists, tuples of tensors, or dictionary of tensors can be output from traced "
+                     "functions")
+
+
+def _list_output(state: TracingState, value: list) -> Value:
+    if state.strict:
+        warn_tracer(CONTAINER_OUTPUT.format("list"))
+    elements = [_output_value(state, v) for v in value]
+    element_type = T.unify_type_list([T.unshaped_type(e.type) for e in elements]) if elements else None
+    return state.insert(prim.ListConstruct, elements, T.ListType(element_type or T.TensorType.get()))
+
+
+def _dict_output(state: TracingState, value: dict) -> Value:
+    if state.strict:
+        raise TsjitError(CONTAINER_OUTPUT.format("dict"))
+    inputs: list[Value] = []
+    for key, item in value.items():
+        inputs += [state.constant(key), _output_value(state, item)]
+    value_type = T.unify_type_list([T.unshaped_type(v.type) for v in inputs[1::2]]) or T.TensorType.get()
+    key_type = inputs[0].type if inputs else T.StringType.get()
+    return state.insert(prim.DictConstruct, inputs, T.DictType(key_type, value_type))
+
+
+def _clean_up(graph: Graph) -> None:
+    eliminate_dead_code(graph)
+    graph.lint()
+
+
+def _as_tuple(example_inputs: Any) -> tuple:
+    """The example inputs as positional arguments: one tensor or dict is one argument (torch.jit's rule)."""
+    if isinstance(example_inputs, torch.Tensor | dict):
+        return (example_inputs,)
+    if example_inputs is None:
+        return ()
+    return example_inputs if isinstance(example_inputs, tuple) else tuple(example_inputs)
+
+
+def _parameter_names(func: Callable, count: int) -> list[str | None]:
+    """The names of the first `count` positional parameters (None past a `*args`)."""
+    try:
+        parameters = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return [None] * count
+    names = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return (names + [None] * count)[:count]
+
+
+# ==============================================================================================================
+# check_trace
+# ==============================================================================================================
+def _retraced_function(func: Callable, strict: bool, inputs: tuple) -> tuple[Callable, Graph]:
+    return _with_graph(trace_function(func, inputs, strict))
+
+
+def _retraced_method(mod: torch.nn.Module, name: str, strict: bool, inputs: tuple) -> tuple[Callable, Graph]:
+    return _method_with_graph(trace_module_methods(mod, {name: inputs}, strict), name)
+
+
+def _with_graph(function: ScriptFunction) -> tuple[Callable, Graph]:
+    return function, function.graph
+
+
+def _method_with_graph(module: ScriptModule, name: str) -> tuple[Callable, Graph]:
+    return getattr(module, name), module._c.type.methods[name].graph
+
+
+def check_traced(python: Callable, traced: tuple[Callable, Graph], retrace: Callable, inputs: tuple,
+                 tolerance: float) -> None:
+    """torch.jit's _check_trace for one set of inputs: trace again and compare graphs and tensor constants;
+    run the trace and Python and compare the tensors they return. `traced` and what `retrace(inputs)` gives
+    are (callable, graph) pairs."""
+    (traced, traced_graph), (check, check_graph) = traced, retrace(_clone(inputs))
+    traced_outputs = _tensor_outputs(traced, inputs, "trace", traced_graph, check_graph)
+    python_outputs = _tensor_outputs(python, inputs, "Python function", traced_graph, check_graph)
+    if _outputs_match(traced_outputs, python_outputs, "Python function", tolerance, traced_graph):
+        check_outputs = _tensor_outputs(check, inputs, "repeated trace", traced_graph, check_graph)
+        _outputs_match(traced_outputs, check_outputs, "repeated trace", tolerance, traced_graph)
+    differences = graph_differences(traced_graph, check_graph)
+    if any(d is not None for d in differences):
+        raise TracingCheckError(*differences)
+
+
+def _tensor_outputs(function: Callable, inputs: tuple, what: str, traced_graph: Graph, check_graph: Graph) -> list:
+    try:
+        outputs = function(*_clone(inputs))
+    except Exception as error:
+        message = f"encountered an exception while running the {what} with test inputs.\nException:\n"
+        raise TracingCheckError(*graph_differences(traced_graph, check_graph),
+                                extra_msg=message + _indent(str(error))) from error
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    return [output for output in outputs if isinstance(output, torch.Tensor)]
+
+
+def _outputs_match(outputs: list, references: list, what: str, tolerance: float, graph: Graph) -> bool:
+    matched = True
+    for index, (output, reference) in enumerate(zip(outputs, references)):
+        try:
+            torch.testing.assert_close(output.double(), reference.double(), rtol=tolerance,
+                                       atol=_ABSOLUTE_TOLERANCE.get(output.dtype, 0.0), equal_nan=True)
+        except AssertionError as error:
+            if matched:
+                _warn_nondeterministic(graph)
+            warn_tracer(f"Output nr {index + 1}. of the traced function does not match the corresponding output of "
+                        f"the {what}. Detailed error:\n{error}")
+            matched = False
+    return matched
+
+
+_ABSOLUTE_TOLERANCE = {torch.float16: 1e-5, torch.bfloat16: 1e-5, torch.float32: 1e-5, torch.float64: 1e-7}
+
+
+def _warn_nondeterministic(graph: Graph) -> None:
+    nodes = [node for node in graph.all_nodes() if is_nondeterministic(node)]
+    if nodes:
+        listing = "\n".join(_indent(print_node(node).rstrip("\n")) for node in nodes[:20])
+        warn_tracer("Trace had nondeterministic nodes. Did you forget call .eval() on your model? Nodes:\n"
+                    f"{listing}\nThis may cause errors in trace checking. To disable trace checking, pass "
+                    "check_trace=False to torch.jit.trace()")
+
+
+# random operators; those in _TRAINING_RANDOM are random only when their `train` argument is true
+_RANDOM = frozenset({"bernoulli", "bernoulli_", "rand", "rand_like", "randn", "randn_like", "randint",
+                     "randint_like", "randperm", "multinomial", "normal", "normal_", "poisson", "uniform_",
+                     "exponential_", "geometric_", "cauchy_", "log_normal_", "random_", "native_dropout"})
+_TRAINING_RANDOM = {"dropout": "train", "feature_dropout": "train", "alpha_dropout": "train",
+                    "feature_alpha_dropout": "train", "dropout_": "train", "rrelu": "training"}
+
+
+def is_nondeterministic(node) -> bool:
+    """Whether the node draws random numbers (C++ Node::isNondeterministic)."""
+    if node.kind.ns != "aten":
+        return False
+    if node.kind.name in _RANDOM:
+        return True
+    argument = _TRAINING_RANDOM.get(node.kind.name)
+    return argument is not None and node.maybe_schema() is not None and node.get(argument) is not False
+
+
+def graph_differences(traced: Graph, check: Graph) -> tuple[str | None, str | None]:
+    """(how the graphs differ, how their tensor constants differ), each None if they do not."""
+    traced, check = _canonical(traced), _canonical(check)
+    traced_text, check_text = _canonical_text(traced), _canonical_text(check)
+    graph_error = None
+    if traced_text != check_text:
+        diff = difflib.ndiff(traced_text.splitlines(True), check_text.splitlines(True))
+        graph_error = "Graph diff:\n" + _indent("".join(diff)) + "\n" + _first_diverging_node(traced, check)
+    return graph_error, _constant_differences(traced, check)
+
+
+def _canonical(graph: Graph) -> Graph:
+    """A copy with calls inlined and tensor types unrefined, as torch.jit compares traces."""
+    graph = graph.copy()
+    inline_calls(graph)
+    for value in [*graph.inputs, *(out for node in graph.all_nodes() for out in node.outputs)]:
+        value.set_type(T.unshaped_type(value.type))
+    return graph
+
+
+def _canonical_text(graph: Graph) -> str:
+    """The graph text with values numbered in order of appearance and mangled class names unmangled."""
+    names: dict[str, str] = {}
+    text = re.sub(r"___torch_mangle_[0-9]+\.", "", str(graph))
+    return re.sub(r"%([\w.]+)", lambda m: "%" + names.setdefault(m.group(1), str(len(names))), text)
+
+
+def _first_diverging_node(traced: Graph, check: Graph) -> str:
+    for node, other in zip(traced.all_nodes(), check.all_nodes()):
+        if _canonical_text_of(node) != _canonical_text_of(other):
+            diff = difflib.ndiff([print_node(node)], [print_node(other)])
+            return "First diverging operator:\nNode diff:\n" + _indent("".join(diff)) + "\n"
+    return ""
+
+
+def _canonical_text_of(node) -> str:
+    return re.sub(r"%[\w.]+", "%", print_node(node))
+
+
+def _constant_differences(traced: Graph, check: Graph) -> str | None:
+    for node, other in zip(traced.all_nodes(), check.all_nodes()):
+        if node.kind != other.kind:
+            return None
+        if node.kind is not prim.Constant or _kind(node) != "t" or _kind(other) != "t":
+            continue
+        try:
+            torch.testing.assert_close(node.t("value"), other.t("value"), equal_nan=True)
+        except (AssertionError, RuntimeError, TypeError) as error:
+            return f"Node:\n{_indent(print_node(node))}\nComparison exception: {_indent(str(error))}"
+    return None
+
+
+def _kind(node) -> str | None:
+    return node.kind_of("value") if node.has_attribute("value") else None
+
+
+def _clone(value: Any) -> Any:
+    """A deep copy of inputs: tensors cloned (keeping requires_grad), containers rebuilt."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone(memory_format=torch.preserve_format).requires_grad_(value.requires_grad)
+    if isinstance(value, tuple | list):
+        return type(value)(_clone(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _clone(v) for k, v in value.items()}
+    return value
+
+
+def _indent(text: str) -> str:
+    return "\n".join("\t" + line for line in text.splitlines())

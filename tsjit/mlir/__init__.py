@@ -8,6 +8,7 @@
 - `types`: TorchScript types as torch-dialect types; argument annotations.
 - `importer`: Graph -> `func.func` in the torch dialect, node for node.
 - `objects`: modules (ModuleValue) -> `torch.class_type` / `torch.nn_module` object graphs.
+- `script_objects`: tsjit ScriptModules (`tsjit.script(nn_module)`) -> ModuleValue, so `compile` takes them.
 - `shapes`: tensor types refined by running the graph on meta tensors (torch-mlir does not see through
   control flow).
 - `prepare`: the rewrites that let torch-mlir's pipelines accept what TorchScript emits, each with its reason.

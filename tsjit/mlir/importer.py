@@ -233,6 +233,20 @@ def _is_value_tensor(mlir_type_text: str) -> bool:
     return mlir_type_text.startswith("!torch.vtensor")
 
 
+def tuple_elements(tuple_type: str) -> list[str]:
+    """`!torch.tuple<vtensor<[2,3],f32>, int>` -> [`!torch.vtensor<[2,3],f32>`, `!torch.int`]."""
+    inner = tuple_type[len("!torch.tuple<"):-1]
+    elements, depth, start = [], 0, 0
+    for i, char in enumerate(inner):
+        depth += {"<": 1, "[": 1, "(": 1, ">": -1, "]": -1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            elements.append(inner[start:i].strip())
+            start = i + 1
+    if inner.strip():
+        elements.append(inner[start:].strip())
+    return ["!torch." + e for e in elements]
+
+
 def _non_value(value_tensor_type: str) -> str:
     """`!torch.vtensor<[2],f32>` -> `!torch.tensor<[2],f32>`."""
     return "!torch.tensor" + value_tensor_type[len("!torch.vtensor"):]
@@ -328,8 +342,21 @@ class FunctionImporter(Emitter):
         name, have = operand
         if have == target:
             return name
+        if have.startswith("!torch.tuple<") and target.startswith("!torch.tuple<"):
+            return self._coerce_tuple(operand, target)
         op = "torch.tensor_static_info_cast" if is_tensor_type(have) and is_tensor_type(target) else "torch.derefine"
         return self.op(op, [operand], [target])[0]
+
+    def _coerce_tuple(self, operand: tuple[str, str], target: str) -> str:
+        """A tuple converted element by element (unpack, coerce, construct): `torch.derefine` only widens, and a
+        tuple whose elements need both a widening and a tensor cast (a method's `(Tensor, Tensor)` result where
+        the caller's type is `(Tensor<[5,2,8]>, Tensor?)`) has no single op."""
+        have, want = tuple_elements(operand[1]), tuple_elements(target)
+        if len(have) != len(want):
+            raise MLIRError(f"cannot convert {operand[1]} to {target}")
+        elements = self.op("torch.prim.TupleUnpack", [operand], have)
+        converted = [(self.coerce((e, h), w), w) for e, h, w in zip(elements, have, want)]
+        return self.op("torch.prim.TupleConstruct", converted, [target])[0]
 
     def coerce_all(self, values: Iterable[Value], targets: Sequence[str]) -> list[tuple[str, str]]:
         return [(self.coerce(self.use(v), t), t) for v, t in zip(values, targets)]
@@ -448,6 +475,12 @@ class FunctionImporter(Emitter):
         if _is_value_tensor(target) and not _is_value_tensor(declared):
             name = self.op("torch.copy.to_vtensor", [self._refined_as(name, declared, target)], [target])[0]
             declared = target
+        elif target.startswith("!torch.optional<vtensor") and declared.startswith("!torch.tensor"):
+            # a tensor slot read as `Optional[Tensor]` (tsjit.mlir.script_objects declares an optional attribute
+            # by the tensor it holds): copied to a value tensor, which `bind` then derefines to the optional
+            value_type = _value_of(declared)
+            name = self.op("torch.copy.to_vtensor", [(name, declared)], [value_type])[0]
+            declared = value_type
         self.bind(node.output(), name, declared)
 
     def _refined_as(self, name: str, have: str, value_type: str) -> tuple[str, str]:
@@ -482,6 +515,16 @@ class FunctionImporter(Emitter):
         if info is None or method not in info.methods:
             raise MLIRError(f"prim::CallMethod: class {class_name} has no method {method!r} in the object graph")
         return info.methods[method]
+
+    def import_unchecked_cast(self, node: Node) -> None:
+        """`prim::unchecked_cast` of a value that already has a tensor type (shape refinement saw through the
+        Optional) is a static info cast: torch-mlir's op wants its result to be a subtype of its operand, and a
+        plain `!torch.vtensor` is not one of a refined tensor."""
+        operand = self.use(node.input())
+        if is_tensor_type(operand[1]) and is_tensor_type(self.type_of(node.output())):
+            self.bind(node.output(), *operand)
+        else:
+            self.simple_op(node, "torch.prim.unchecked_cast")
 
     def import_raise(self, node: Node) -> None:
         """`torch.prim.RaiseException` always takes the message and the (optional) exception class."""
@@ -532,6 +575,7 @@ _NODE_RULES: dict[Symbol, Callable[[FunctionImporter, Node], None]] = {
     prim.SetAttr: FunctionImporter.import_set_attr,
     prim.CallMethod: FunctionImporter.import_call_method,
     prim.RaiseException: FunctionImporter.import_raise,
+    prim.unchecked_cast: FunctionImporter.import_unchecked_cast,
     **{kind: FunctionImporter.import_unsupported for kind in _UNSUPPORTED},
 }
 

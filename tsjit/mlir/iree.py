@@ -39,9 +39,14 @@ _memory_cache: dict[str, bytes] = {}
 
 def compile(lowered: LoweredModule) -> CompiledProgram:
     """Compile for the CPU (llvm-cpu, local-task driver), or reuse a cached artifact of the same program."""
-    text = lowered.generic_text()
-    input_type = _INPUT_TYPES[lowered.output_type]
-    return CompiledProgram(compile_cached(text, input_type), lowered)
+    return CompiledProgram(compile_cached(lowered.generic_text(), input_type(lowered.output_type)), lowered)
+
+
+def input_type(output_type: str) -> str:
+    """IREE's input type for a lowered module's output type (`none` for linalg-on-tensors). With
+    `compile_cached` and `CompiledProgram` it lets a caller compile in worker threads: iree-compile runs as a
+    subprocess, so several compilations proceed in parallel."""
+    return _INPUT_TYPES[output_type]
 
 
 def compile_cached(text: str, input_type: str) -> bytes:

@@ -4,7 +4,8 @@
 A module is given to `tsjit.mlir.compile` as a `ModuleValue`: its class's qualified name, its attribute slots in
 class order (name, TorchScript type, value) and its methods (name -> Graph whose first input is `self`). Slot
 values are tensors, ints, floats, bools, strs, None, lists/tuples of those, or other ModuleValues (submodules).
-A ScriptModule provides one through a `to_module_value()` method.
+Anything can provide one through a `to_module_value()` method; tsjit's own ScriptModules are converted by
+tsjit.mlir.script_objects.
 
 Each class becomes a `torch.class_type` declaring its attributes and methods, each method a `func.func`, and
 each instance a `torch.nn_module` whose slots hold the values, children before parents:
@@ -112,8 +113,10 @@ def import_object_graph(root: ModuleValue, entry_points: Sequence[str], value_se
     for name, info in classes.items():
         for method, graph in info.methods.items():
             is_entry = name == root.qualified_name and method in entry_points
+            # an entry point returns a tuple as several results, as in the function form: torch-mlir's
+            # AdjustCallingConventions leaves a `func.return` of the elements in a func typed to return the tuple
             spec = FunctionSpec(method_symbol(name, method), value_semantics, private=True,
-                                type_bounds=(type_bounds or {}) if is_entry else {})
+                                type_bounds=(type_bounds or {}) if is_entry else {}, flatten_tuple_return=is_entry)
             parts.append(import_function(graph, spec, classes))
     parts.append(_instances(root))
     return "\n".join(parts)

@@ -32,6 +32,7 @@ from tsjit.mlir.prepare import (
     prepare_function,
     prepare_module,
 )
+from tsjit.mlir.script_objects import inline_function_calls, is_script_module, script_module_value
 from tsjit.mlir.types import TensorAnnotation, tensor_type
 
 OUTPUT_TYPES = ("torch", "linalg-on-tensors", "tosa", "stablehlo")
@@ -65,8 +66,9 @@ def compile(target, example_args_or_annotations: Sequence = (), output_type: str
             value_semantics: bool | None = None) -> LoweredModule:
     """Lower a program to `output_type` ("torch", "linalg-on-tensors", "tosa" or "stablehlo").
 
-    `target` is a Graph, anything with a `.graph` (a script function), or a module (a ModuleValue, or anything
-    with `to_module_value()`), whose `method` is compiled. Each argument (after `self`) is described by an
+    `target` is a Graph, anything with a `.graph` (a script function), or a module (a ModuleValue, anything
+    with `to_module_value()`, or a tsjit ScriptModule, see tsjit.mlir.script_objects), whose `method` is
+    compiled. Each argument (after `self`) is described by an
     example value or an annotation: a tensor or `(sizes, dtype)` with -1 for a dynamic size, as torch-mlir's
     annotate_args took them, a tuple of those for a tuple argument, and None or an example scalar otherwise.
     `checks` keeps asserts as runtime checks (default: where the backend lowers them) and `unroll` removes
@@ -101,11 +103,15 @@ def lower(lowered: LoweredModule, output_type: str) -> LoweredModule:
 
 def _prepare(target, examples: Sequence, options: Options, method: str) -> PreparedProgram:
     module = as_module_value(target)
+    if module is None and is_script_module(target):
+        module = script_module_value(target, method)
     if module is not None:
         return prepare_module(module, method, examples, options)
     graph = target if isinstance(target, Graph) else getattr(target, "graph", None)
     if not isinstance(graph, Graph):
         raise MLIRError(f"cannot compile a {type(target).__name__}: give a Graph, a script function or a module")
+    if graph is not target:  # a script function's graph calls the functions it uses: prim::CallFunction
+        graph = inline_function_calls(graph)
     return prepare_function(graph, examples, options)
 
 

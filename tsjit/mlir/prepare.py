@@ -30,6 +30,11 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   (prim::CreateObject, Enter, Exit), which have no lowering; compiled programs compute no gradients anyway.
 - `scalars_to_scalar_tensors`: `torch.tensor(3)` (`aten::tensor.int`, `.float`, `.bool`; TorchScript emits it
   for `y[0] = 3`) has no lowering, while `aten::scalar_tensor` has one.
+- `reject_list_mutation_in_control_flow`: torch-mlir does not follow a list mutated inside a loop or branch
+  (`out.append(y)` in a loop over a tensor's chunks): its pipeline either drops the writes (`aten::cat` sees the
+  empty list) or leaves a module that crashes the MLIR printer (a segmentation fault, seen with
+  `torch.cat(out), len(out)`). Such programs are refused with an error naming the node, before torch-mlir runs;
+  loops decided at compile time are unrolled first (for every backend), which removes many of them.
 - `remove_profiling`: `prim::profile` (graphs recorded by the profiling executor) forwards its input.
 - `remove_mutation` (tsjit/mlir/remove_mutation.py): in-place ops on tensors nobody else observes become
   out-of-place, so that the program can be imported with value semantics.
@@ -149,9 +154,10 @@ def _rewrite(graph: Graph, options: Options) -> None:
     scalars_to_scalar_tensors(graph)
     decompose_range_ops(graph)
     remove_unused_nodes(graph)
-    eliminate_static_control_flow(graph, unroll_loops=options.unroll)
+    eliminate_static_control_flow(graph, unroll_loops=options.unroll or _mutates_outer_list(graph))
     remove_mutation(graph)
     canonicalize_loops(graph)
+    reject_list_mutation_in_control_flow(graph)
 
 
 def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstract]) -> None:
@@ -402,6 +408,32 @@ def scalars_to_scalar_tensors(graph: Graph) -> bool:
         node.output().replace_all_uses_with(tensor.set_type(node.output().type))
         node.destroy()
     return bool(nodes)
+
+
+_LIST_MUTATIONS = frozenset({aten.append, aten.insert, aten.extend, aten.pop, aten.clear, aten.remove,
+                             aten.reverse, aten.sort, aten._set_item})
+
+
+def _list_mutation_in_control_flow(graph: Graph) -> Node | None:
+    """The first node writing a list that was defined outside the block the node is in."""
+    for node in graph.all_nodes():
+        if node.kind in _LIST_MUTATIONS and node.inputs and isinstance(node.inputs[0].type, ts.ListType):
+            if node.inputs[0].node.owning_block is not node.owning_block:
+                return node
+    return None
+
+
+def _mutates_outer_list(graph: Graph) -> bool:
+    return _list_mutation_in_control_flow(graph) is not None
+
+
+def reject_list_mutation_in_control_flow(graph: Graph) -> bool:
+    """Refuse a list mutated inside a loop or branch, which torch-mlir mishandles (see the module docstring)."""
+    node = _list_mutation_in_control_flow(graph)
+    if node is not None:
+        raise MLIRError(f"{node.kind} writes a list inside a loop or branch that does not run a fixed number of "
+                        f"times; torch-mlir cannot follow list mutation through control flow:\n{node}")
+    return False
 
 
 def remove_profiling(graph: Graph) -> bool:

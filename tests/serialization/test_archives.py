@@ -43,10 +43,8 @@ from tsjit.serialization.serializer import serialize  # noqa: E402
 PATHS = ["tsjit->tsjit", "tsjit->torch", "torch->tsjit"]
 FUNCTIONS = {case.name: case for case in CASES}
 MODULES = {case.name: case for case in MODULE_CASES if not case.xfail}
-# static methods compile to functions named `Class.method`, which no loader can resolve (torch names them by
-# the bare function name); the module frontend has to name them as torch does
-KNOWN_MODULE_FAILURES = {("static_method", "tsjit->tsjit"): "static methods are named Class.method",
-                         ("static_method", "tsjit->torch"): "static methods are named Class.method"}
+# (case, path) -> why that round trip still fails
+KNOWN_MODULE_FAILURES: dict[tuple[str, str], str] = {}
 
 
 def torch_bytes(scripted) -> bytes:
@@ -160,8 +158,7 @@ def fixed_point_params():
     for name in FUNCTIONS:
         yield pytest.param(lambda name=name: script(FUNCTIONS[name].function), id=name)
     for name in MODULES:
-        marks = [pytest.mark.xfail(reason="static methods", strict=True)] if name == "static_method" else []
-        yield pytest.param(lambda name=name: load(saved_module(name, "tsjit->tsjit")), id=name, marks=marks)
+        yield pytest.param(lambda name=name: load(saved_module(name, "tsjit->tsjit")), id=name)
 
 
 @pytest.mark.parametrize("make", fixed_point_params())
@@ -181,7 +178,6 @@ KNOWN_CODE_DIFFERENCES = {
     "methods_calling_methods_eval": "torch.jit.save leaves out the exported method `exported`",
     "methods_calling_methods_train": "torch.jit.save leaves out the exported method `exported`",
     "property": "torch.jit compiles a property getter before `forward`, tsjit after it",
-    "static_method": "tsjit names static methods `Class.method`",
 }
 
 

@@ -43,6 +43,7 @@ from tsjit.frontend.resolver import (
     PythonValue,
     function_modifier,
     python_signature,
+    static_method_value,
     to_sugared_value,
 )
 from tsjit.frontend.source_range import Source
@@ -170,7 +171,7 @@ class ModuleValue(SugaredValue):
         py_class = self.concrete_type.py_class
         static = inspect.getattr_static(py_class, field, None)
         if isinstance(static, staticmethod):
-            return to_sugared_value(static.__func__, emitter, loc)
+            return static_method_value(static.__func__, emitter, loc)
         function = getattr(py_class, field, None)
         if not inspect.isfunction(function):
             return None

@@ -618,7 +618,20 @@ def _module_ast(filename: str, text: str):
 def _qualified_name(fn) -> str:
     module = getattr(fn, "__module__", None) or "__main__"
     module = "__torch__" if module == "__main__" else f"__torch__.{module}"
+    if fn in _static_methods:
+        # torch.jit compiles a @staticmethod as a free function of its module, named by its bare name
+        return f"{module}.{fn.__name__}"
     return f"{module}.{fn.__qualname__}".replace(".<locals>", "")
+
+
+_static_methods: weakref.WeakSet = weakref.WeakSet()
+
+
+def static_method_value(fn, emitter, loc) -> SugaredValue:
+    """`Class.method` or `self.method` of a @staticmethod: its function, compiled (as torch.jit does) as a free
+    function named `<module>.<method>` rather than by its Python qualified name."""
+    _static_methods.add(fn)
+    return to_sugared_value(fn, emitter, loc)
 
 
 def python_signature(fn, n_args: int, n_binders: int, loc):

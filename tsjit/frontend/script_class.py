@@ -179,7 +179,7 @@ class ScriptClassValue(SugaredValue):
     def attr(self, loc, emitter, field: str) -> SugaredValue:
         static = inspect.getattr_static(self.py_class, field, None)
         if isinstance(static, staticmethod):
-            return resolver.to_sugared_value(static.__func__, emitter, loc)
+            return resolver.static_method_value(static.__func__, emitter, loc)
         member = getattr(self.py_class, field, _MISSING)
         if member is _MISSING:
             raise CompileError(f"Tried to lookup unknown attribute on class {self.class_type.annotation_str()}",

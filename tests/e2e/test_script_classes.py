@@ -10,7 +10,6 @@ instances of the Python class.
 
 from __future__ import annotations
 
-import collections
 import copy
 import math
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pytest
 import torch
+from test_script_functions import kinds_difference
 
 from tsjit.api import script
 
@@ -476,24 +476,11 @@ def test_runs_and_matches_eager(case: Case):
     assert same(expected, actual), f"eager {expected!r} != tsjit {actual!r}"
 
 
-def torch_kinds(block) -> collections.Counter:
-    counts: collections.Counter = collections.Counter()
-    for node in block.nodes():
-        counts[node.kind()] += 1
-        for inner in node.blocks():
-            counts.update(torch_kinds(inner))
-    return counts
-
-
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_node_kinds_match_torch_jit(case: Case):
     theirs = torch.jit.script(case.function).graph.copy()
     torch._C._jit_pass_inline(theirs)
-    expected = torch_kinds(theirs)
-    ours = collections.Counter(str(n.kind) for n in script(case.function).inlined_graph.all_nodes())
-    difference = {kind: ours[kind] - expected[kind] for kind in set(ours) | set(expected)
-                  if ours[kind] != expected[kind]}
-    assert difference == case.kinds_difference, case.why
+    assert kinds_difference(theirs, script(case.function).inlined_graph) == case.kinds_difference, case.why
 
 
 def test_corpus_covers_the_features():

@@ -4,12 +4,10 @@ the difference recorded in the corpus."""
 
 from __future__ import annotations
 
-import collections
-
 import pytest
 import torch
 from module_corpus import MODULE_CASES, ModuleCase
-from test_script_functions import same, torch_kinds
+from test_script_functions import kinds_difference, same
 
 from tsjit.api.module import script_module
 
@@ -42,10 +40,8 @@ def test_runs_and_matches_eager(case: ModuleCase):
 
 @parametrize_cases("kinds")
 def test_node_kinds_match_torch_jit(case: ModuleCase):
-    expected = torch_kinds(torch.jit.script(case.build()).inlined_graph)
-    ours = collections.Counter(str(n.kind) for n in script_module(case.build()).inlined_graph.all_nodes())
-    difference = {kind: ours[kind] - expected[kind] for kind in set(ours) | set(expected)
-                  if ours[kind] != expected[kind]}
+    theirs = torch.jit.script(case.build()).inlined_graph
+    difference = kinds_difference(theirs, script_module(case.build()).inlined_graph)
     assert difference == case.kinds_difference, case.why
 
 

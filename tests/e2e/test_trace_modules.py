@@ -5,12 +5,12 @@ have, after inlining, up to the differences recorded here."""
 
 from __future__ import annotations
 
-import collections
 import warnings
 
 import pytest
 import torch
 from module_corpus import MODULE_CASES, ModuleCase
+from test_script_functions import kinds_difference
 from torch import nn
 from trace_oracle import OUT_OF_REACH, STRATEGIES, other_inputs, outcome, resized, same
 
@@ -91,18 +91,6 @@ MODELS = {
 }
 
 
-def kinds(nodes) -> collections.Counter:
-    return collections.Counter(str(node.kind() if callable(node.kind) else node.kind) for node in nodes)
-
-
-def torch_kinds(block) -> collections.Counter:
-    counts = kinds(block.nodes())
-    for node in block.nodes():
-        for inner in node.blocks():
-            counts.update(torch_kinds(inner))
-    return counts
-
-
 def model(name: str) -> tuple[nn.Module, tuple]:
     make, shape, _ = MODELS[name]
     torch.manual_seed(0)
@@ -120,7 +108,6 @@ def test_model_traces_and_matches_eager(name: str):
 @pytest.mark.parametrize("name", MODELS)
 def test_model_node_kinds_match_torch_jit(name: str):
     module, inputs = model(name)
-    ours = kinds(quietly(trace, module, inputs, check_trace=False).inlined_graph.all_nodes())
-    theirs = torch_kinds(quietly(jit.trace, module, inputs, check_trace=False).inlined_graph)
-    difference = {k: ours[k] - theirs[k] for k in ours.keys() | theirs.keys() if ours[k] != theirs[k]}
-    assert difference == MODELS[name][2]
+    ours = quietly(trace, module, inputs, check_trace=False).inlined_graph
+    theirs = quietly(jit.trace, module, inputs, check_trace=False).inlined_graph
+    assert kinds_difference(theirs, ours) == MODELS[name][2]

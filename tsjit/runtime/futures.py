@@ -15,6 +15,7 @@ queued tasks meanwhile, so nested forks cannot deadlock the pool.
 from __future__ import annotations
 
 import collections
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -97,6 +98,11 @@ class ThreadPool:
     Without `num_threads` it has as many threads as PyTorch's inter-op pool, on which TorchScript runs forked
     work. A worker that must block on a future (`help_until`) runs queued tasks instead of sleeping, so work
     forked from forked work always makes progress however few workers there are.
+
+    When there are no more workers than CPUs this process may use, each worker is placed on its own CPU. Workers
+    hand the GIL to each other around every operator, and Linux places a woken thread near the thread that woke
+    it, so unplaced workers pile onto one CPU and forked work runs no faster than serial work (bench fork4:
+    0.81x serial unplaced, 0.57x placed; torch.jit's GIL-free forks 0.54x).
     """
 
     def __init__(self, num_threads: int | None = None):
@@ -140,18 +146,30 @@ class ThreadPool:
     def _start_workers(self) -> None:
         if self.num_threads is None:
             self.num_threads = max(1, torch.get_num_interop_threads())
+        cpus = _worker_cpus(self.num_threads)
         for index in range(self.num_threads):
-            worker = threading.Thread(target=self._work, name=f"tsjit-pool-{index}", daemon=True)
+            worker = threading.Thread(target=self._work, args=(cpus[index],), name=f"tsjit-pool-{index}",
+                                      daemon=True)
             worker.start()
             self._workers.append(worker)
 
-    def _work(self) -> None:
+    def _work(self, cpu: int | None) -> None:
         self._local.is_worker = True
+        if cpu is not None:
+            os.sched_setaffinity(threading.get_native_id(), {cpu})
         while True:
             with self._condition:
                 self._condition.wait_for(lambda: self._tasks)
                 task = self._tasks.popleft()
             _run_task(task)
+
+
+def _worker_cpus(count: int) -> list[int | None]:
+    """A distinct CPU for each of `count` workers, or None for each where that is not possible."""
+    if not hasattr(os, "sched_getaffinity"):
+        return [None] * count
+    cpus = sorted(os.sched_getaffinity(0))
+    return list(cpus[:count]) if count <= len(cpus) else [None] * count
 
 
 def _run_task(task: Task) -> None:

@@ -1,4 +1,4 @@
-"""`python -m bench`: time tsjit, eager PyTorch and torch.jit side by side and print a table of ratios.
+"""`python -m bench`: time tsjit, eager PyTorch, torch.compile and torch.jit side by side; print tables of ratios.
 
 Each benchmark runs every variant in interleaved rounds and keeps each variant's fastest round, so that noise
 from other processes hits all variants alike. Numbers are for reading, never for asserting.
@@ -7,7 +7,10 @@ from other processes hits all variants alike. Numbers are for reading, never for
   the time is per-op overhead: this measures the interpreter. Target: tsjit at most 1.3x eager.
 - fork4: four calls of a matmul-heavy function (ten 256x256 matmuls each, on four different inputs), forked
   and waited for, against the same four calls made one after another. Intra-op threads are set to 1, so the
-  only parallelism is fork's. Target: forked at most 0.75x serial on 2 cores.
+  only parallelism is fork's. Target: forked at most 0.75x serial on 2 cores. torch.compile has no fork; it
+  runs the serial calls.
+
+torch.compile compiles with inductor on first call, which takes tens of seconds on 2 cores (not timed).
 """
 
 from __future__ import annotations
@@ -40,11 +43,12 @@ def report(title: str, times: dict[str, float], baseline: str) -> None:
 
 def bench_chain(rounds: int) -> None:
     x, y = torch.randn(4), torch.randn(4)
-    eager, scripted, function = programs.chain_variants()
-    for run in (eager, scripted, function):
+    eager, compiled, scripted, function = programs.chain_variants()
+    for run in (eager, compiled, scripted, function):
         torch.testing.assert_close(run(x, y), eager(x, y))
-    times = best_time({"eager": lambda: eager(x, y), "torch.jit": lambda: scripted(x, y),
-                       "tsjit": lambda: function(x, y)}, number=200, rounds=rounds)
+    times = best_time({"eager": lambda: eager(x, y), "torch.compile": lambda: compiled(x, y),
+                       "torch.jit": lambda: scripted(x, y), "tsjit": lambda: function(x, y)},
+                      number=200, rounds=rounds)
     report("chain100: 100 elementwise ops on 4-element tensors (target: tsjit <= 1.3x eager)", times, "eager")
 
 

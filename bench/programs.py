@@ -1,5 +1,6 @@
-"""The benchmark programs, each built three ways from one description: an eager Python function, a torch.jit
-function compiled from the same source, and a tsjit Function running the equivalent graph text."""
+"""The benchmark programs, each built four ways from one description: an eager Python function, the same
+function under torch.compile (inductor), a torch.jit function compiled from the same source, and a tsjit
+Function running the equivalent graph text."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ CHAIN = ["sin", "add", "mul", "cos", "tanh", "sub", "relu", "neg", "sigmoid", "a
 _BINARY = {"add": "aten::add(%{x}, %y, %one)", "sub": "aten::sub(%{x}, %y, %one)", "mul": "aten::mul(%{x}, %y)"}
 
 
-def chain_variants() -> tuple[Callable, Callable, Function]:
+def chain_variants() -> tuple[Callable, Callable, Callable, Function]:
     source = ["def chain(x, y):"]
     graph = ["graph(%x : Tensor, %y : Tensor):", "  %one : int = prim::Constant[value=1]()"]
     previous = "x"
@@ -27,13 +28,15 @@ def chain_variants() -> tuple[Callable, Callable, Function]:
         previous = f"v{i}"
     source.append("    return x\n")
     graph.append(f"  return (%{previous})\n")
-    return _eager_and_scripted("chain", "\n".join(source)) + (Function("chain", parse_ir("\n".join(graph))),)
+    eager = _eager("chain", "\n".join(source))
+    scripted = torch.jit.CompilationUnit("\n".join(source)).chain
+    return eager, torch.compile(eager), scripted, Function("chain", parse_ir("\n".join(graph)))
 
 
-def _eager_and_scripted(name: str, source: str) -> tuple[Callable, Callable]:
+def _eager(name: str, source: str) -> Callable:
     namespace = {"torch": torch}
     exec(compile(source, f"<bench {name}>", "exec"), namespace)
-    return namespace[name], getattr(torch.jit.CompilationUnit(source), name)
+    return namespace[name]
 
 
 # fork4: ten matmuls per call, four calls on four different inputs (so no compiler can merge the calls)
@@ -73,13 +76,13 @@ def forked_graph() -> str:
 def fork_variants() -> dict[str, Callable]:
     """Each variant takes (a0, a1, a2, a3, b) and returns the four results stacked."""
     compiled = torch.jit.CompilationUnit(_FORKED_SOURCE)
-    namespace = {"torch": torch}
-    exec(compile(_WORK_SOURCE, "<bench work>", "exec"), namespace)
-    work = namespace["work"]
+    work = _eager("work", _WORK_SOURCE)
+    compiled_serial = torch.compile(lambda a, b: torch.stack([work(x, b) for x in a]))
     tsjit_work = Function("work", parse_ir(work_graph()))
     tsjit_forked = Function("forked", parse_ir(forked_graph()))
     return {
         "eager serial": lambda *a, b: torch.stack([work(x, b) for x in a]),
+        "torch.compile serial": lambda *a, b: compiled_serial(a, b),
         "torch.jit serial": lambda *a, b: compiled.serial(*a, b),
         "torch.jit forked": lambda *a, b: compiled.forked(*a, b),
         "tsjit serial": lambda *a, b: torch.stack([tsjit_work(x, b) for x in a]),

@@ -196,6 +196,42 @@ def test_input_names_come_from_the_parameters():
     assert [value.debug_name for value in graph.inputs] == ["first", "second"]
 
 
+def keyword_example(x, y, z=None):
+    return x * 2 + y if z is None else z
+
+
+def test_example_kwarg_inputs_order_inputs_by_parameter_as_torch_jit():
+    examples = {"y": torch.ones(2), "x": torch.full((2,), 3.0)}
+    expected = jit.trace(keyword_example, example_kwarg_inputs=dict(examples))
+    traced = trace(keyword_example, example_kwarg_inputs=dict(examples))
+    assert canonical(str(traced.graph)) == canonical(str(expected.graph))
+    x, y = torch.randn(2), torch.randn(2)
+    torch.testing.assert_close(traced(x, y), keyword_example(x, y))
+    torch.testing.assert_close(traced(y=y, x=x), keyword_example(x, y))
+
+
+def test_example_kwarg_inputs_trace_module_forward():
+    class Difference(torch.nn.Module):
+        def forward(self, a, b):
+            return a - b
+
+    examples = {"b": torch.ones(2), "a": torch.zeros(2)}
+    expected = jit.trace(Difference(), example_kwarg_inputs=dict(examples))
+    traced = trace(Difference(), example_kwarg_inputs=dict(examples))
+    assert canonical(str(traced.graph)) == canonical(str(expected.graph))
+    a, b = torch.randn(2), torch.randn(2)
+    torch.testing.assert_close(traced(b=b, a=a), a - b)
+
+
+@pytest.mark.parametrize("examples, message", [
+    ([torch.ones(2)], "example_kwarg_inputs should be a dict, not list"),
+    ({"q": torch.ones(2)}, "keyword_example() got an unexpected keyword argument 'q'"),
+])
+def test_example_kwarg_inputs_errors(examples, message):
+    with pytest.raises(TypeError, match=re.escape(message)):
+        trace(keyword_example, example_kwarg_inputs=examples)
+
+
 def test_values_are_named_after_python_variables():
     def named(x):
         scaled = x * 2

@@ -25,7 +25,7 @@ import inspect
 import re
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
@@ -101,33 +101,75 @@ def _argument_name(value: Value, index: int) -> str:
 # trace
 # ==============================================================================================================
 def trace(func: Callable, example_inputs: Any = None, check_trace: bool = True, strict: bool = True,
-          check_inputs: list | None = None, check_tolerance: float = 1e-5) -> ScriptFunction | ScriptModule:
+          check_inputs: list | None = None, check_tolerance: float = 1e-5,
+          example_kwarg_inputs: dict[str, Any] | None = None) -> ScriptFunction | ScriptModule:
     """Record what `func` does to the example inputs; an nn.Module (or its bound `forward`) gives a
-    ScriptModule (trace_module with `forward`), anything else a ScriptFunction."""
+    ScriptModule (trace_module with `forward`), anything else a ScriptFunction.
+
+    `example_kwarg_inputs` (instead of `example_inputs`) passes the examples by parameter name; the traced
+    program takes them in the order of `func`'s parameters, positionally or by name.
+    """
     if isinstance(func, ScriptModule | ScriptFunction):
         warnings.warn("The input to trace is already a ScriptModule, tracing it is a no-op. Returning the object "
                       "as is.", stacklevel=2)
         return func
+    if example_kwarg_inputs is not None and not isinstance(example_kwarg_inputs, dict):
+        raise TypeError(f"example_kwarg_inputs should be a dict, not {type(example_kwarg_inputs).__name__}")
+    is_kwarg = example_kwarg_inputs is not None
+    examples = example_kwarg_inputs if is_kwarg else example_inputs
     if isinstance(func, torch.nn.Module):
-        return trace_module(func, {"forward": example_inputs}, check_trace, check_inputs and [
-            {"forward": inputs} for inputs in check_inputs], check_tolerance, strict)
+        return trace_module(func, {"forward": examples}, check_trace, check_inputs and [
+            {"forward": inputs} for inputs in check_inputs], check_tolerance, strict, is_kwarg)
     if inspect.ismethod(func) and isinstance(func.__self__, torch.nn.Module) and func.__name__ == "forward":
-        return trace(func.__self__, example_inputs, check_trace, strict, check_inputs, check_tolerance)
-    inputs = _as_tuple(example_inputs)
-    traced = trace_function(func, inputs, strict)
+        return trace(func.__self__, example_inputs, check_trace, strict, check_inputs, check_tolerance,
+                     example_kwarg_inputs)
+    call = _Call.of(func, examples, is_kwarg)
+    traced = trace_function(func, call, strict)
     if check_trace:
         retrace = functools.partial(_retraced_function, func, strict)
-        for check in [_as_tuple(c) for c in check_inputs] if check_inputs else [inputs]:
-            check_traced(func, _with_graph(traced), retrace, check, check_tolerance)
+        for check in [_Call.of(func, c, is_kwarg) for c in check_inputs] if check_inputs else [call]:
+            check_traced(check.bind(func), _with_graph(traced), retrace, check, check_tolerance)
     return traced
 
 
-def trace_function(func: Callable, inputs: tuple, strict: bool = True) -> ScriptFunction:
+class _Call(NamedTuple):
+    """How the traced Python is called on one set of examples: positionally, or by these parameter names."""
+
+    inputs: tuple
+    names: list[str | None]
+    by_name: bool
+
+    @staticmethod
+    def of(func: Callable, examples: Any, by_name: bool) -> _Call:
+        if not by_name:
+            inputs = _as_tuple(examples)
+            return _Call(inputs, _parameter_names(func, len(inputs)), False)
+        if not isinstance(examples, dict):
+            raise TypeError(f"example inputs passed by name must be a dict, not {type(examples).__name__}")
+        order = _parameter_names(func, None)
+        unknown = [name for name in examples if name not in order]
+        if unknown:
+            raise TypeError(f"{getattr(func, '__name__', func)}() got an unexpected keyword argument '{unknown[0]}'")
+        names = [name for name in order if name in examples]
+        return _Call(tuple(examples[name] for name in names), names, True)
+
+    def bind(self, func: Callable) -> Callable:
+        """`func` taking this call's inputs positionally."""
+        if not self.by_name:
+            return func
+        names = self.names
+        return lambda *inputs: func(**dict(zip(names, inputs)))
+
+    def with_inputs(self, inputs: tuple) -> _Call:
+        return self._replace(inputs=inputs)
+
+
+def trace_function(func: Callable, call: _Call, strict: bool = True) -> ScriptFunction:
     """One trace of a function, without checks."""
     state = TracingState(TraceFrame(Graph()), strict)
-    add_inputs(state, _parameter_names(func, len(inputs)), inputs)
+    add_inputs(state, call.names, call.inputs)
     with tracing(state):
-        result = func(*inputs)
+        result = call.bind(func)(*call.inputs)
     set_output(state, result)
     _clean_up(state.graph)
     python_function = func if inspect.isfunction(func) else None
@@ -144,39 +186,42 @@ def _function_name(func: Callable) -> str:
 # ==============================================================================================================
 def trace_module(mod: torch.nn.Module, inputs: dict[str, Any], check_trace: bool = True,
                  check_inputs: list[dict[str, Any]] | None = None, check_tolerance: float = 1e-5,
-                 strict: bool = True) -> ScriptModule:
-    """Trace the methods `inputs` names (method name -> example inputs) into one ScriptModule."""
+                 strict: bool = True, example_inputs_is_kwarg: bool = False) -> ScriptModule:
+    """Trace the methods `inputs` names (method name -> example inputs) into one ScriptModule; with
+    `example_inputs_is_kwarg` each method's examples are a dict passing them by parameter name."""
     if not isinstance(mod, torch.nn.Module):
         raise TsjitError("expected torch.nn.Module as the first argument")
     if not isinstance(inputs, dict):
         raise TsjitError("expected a dictionary of (method_name, input) pairs")
-    traced = trace_module_methods(mod, inputs, strict)
+    calls = {name: _Call.of(getattr(mod, name), example, example_inputs_is_kwarg) for name, example in inputs.items()}
+    traced = trace_module_methods(mod, calls, strict)
     if check_trace:
         for check in check_inputs or [inputs]:
             for name, example in check.items():
                 retrace = functools.partial(_retraced_method, mod, name, strict)
                 python = mod if name == "forward" else getattr(mod, name)  # forward with its hooks, as traced
-                check_traced(python, _method_with_graph(traced, name), retrace, _as_tuple(example), check_tolerance)
+                call = _Call.of(getattr(mod, name), example, example_inputs_is_kwarg)
+                check_traced(call.bind(python), _method_with_graph(traced, name), retrace, call, check_tolerance)
     return traced
 
 
-def trace_module_methods(mod: torch.nn.Module, inputs: dict[str, Any], strict: bool = True) -> ScriptModule:
+def trace_module_methods(mod: torch.nn.Module, calls: dict[str, _Call], strict: bool = True) -> ScriptModule:
     """One trace of each named method, without checks, into a new module mirroring `mod`'s hierarchy."""
     types = traced_module_types(mod)
     root = types[mod]
-    for name, example in inputs.items():
-        root.class_type.methods[name] = _trace_method(mod, root, types, name, _as_tuple(example), strict)
+    for name, call in calls.items():
+        root.class_type.methods[name] = _trace_method(mod, root, types, name, call, strict)
     return _script_module(mod, types, {})
 
 
-def _trace_method(mod: torch.nn.Module, root: TracedModuleType, types: dict, name: str, inputs: tuple,
+def _trace_method(mod: torch.nn.Module, root: TracedModuleType, types: dict, name: str, call: _Call,
                   strict: bool) -> TracedFunction:
     state = TracingState(ModuleFrame(Graph(), mod, root.class_type), strict)
-    method = getattr(mod, name)
-    add_inputs(state, _parameter_names(method, len(inputs)), inputs)
+    add_inputs(state, call.names, call.inputs)
     calls = ModuleCalls(types)
     with calls.installed(state, mod), tracing(state):
-        result = (mod if name == "forward" else method)(*inputs)  # `forward` through __call__: hooks run too
+        # `forward` through __call__: hooks run too
+        result = call.bind(mod if name == "forward" else getattr(mod, name))(*call.inputs)
     set_output(state, result)
     calls.fixup()
     _clean_up(state.graph)
@@ -315,25 +360,25 @@ def _as_tuple(example_inputs: Any) -> tuple:
     return example_inputs if isinstance(example_inputs, tuple) else tuple(example_inputs)
 
 
-def _parameter_names(func: Callable, count: int) -> list[str | None]:
-    """The names of the first `count` positional parameters (None past a `*args`)."""
+def _parameter_names(func: Callable, count: int | None) -> list[str | None]:
+    """The names of the first `count` positional parameters (None past a `*args`); all of them for None."""
     try:
         parameters = list(inspect.signature(func).parameters.values())
     except (TypeError, ValueError):
-        return [None] * count
-    names = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return (names + [None] * count)[:count]
+        return [None] * (count or 0)
+    names: list[str | None] = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return names if count is None else (names + [None] * count)[:count]
 
 
 # ==============================================================================================================
 # check_trace
 # ==============================================================================================================
-def _retraced_function(func: Callable, strict: bool, inputs: tuple) -> tuple[Callable, Graph]:
-    return _with_graph(trace_function(func, inputs, strict))
+def _retraced_function(func: Callable, strict: bool, call: _Call) -> tuple[Callable, Graph]:
+    return _with_graph(trace_function(func, call, strict))
 
 
-def _retraced_method(mod: torch.nn.Module, name: str, strict: bool, inputs: tuple) -> tuple[Callable, Graph]:
-    return _method_with_graph(trace_module_methods(mod, {name: inputs}, strict), name)
+def _retraced_method(mod: torch.nn.Module, name: str, strict: bool, call: _Call) -> tuple[Callable, Graph]:
+    return _method_with_graph(trace_module_methods(mod, {name: call}, strict), name)
 
 
 def _with_graph(function: ScriptFunction) -> tuple[Callable, Graph]:
@@ -344,12 +389,13 @@ def _method_with_graph(module: ScriptModule, name: str) -> tuple[Callable, Graph
     return getattr(module, name), module._c.type.methods[name].graph
 
 
-def check_traced(python: Callable, traced: tuple[Callable, Graph], retrace: Callable, inputs: tuple,
+def check_traced(python: Callable, traced: tuple[Callable, Graph], retrace: Callable, call: _Call,
                  tolerance: float) -> None:
     """torch.jit's _check_trace for one set of inputs: trace again and compare graphs and tensor constants;
-    run the trace and Python and compare the tensors they return. `traced` and what `retrace(inputs)` gives
-    are (callable, graph) pairs."""
-    (traced, traced_graph), (check, check_graph) = traced, retrace(_clone(inputs))
+    run the trace and Python (taking the inputs positionally) and compare the tensors they return. `traced` and
+    what `retrace(call)` gives are (callable, graph) pairs."""
+    inputs = call.inputs
+    (traced, traced_graph), (check, check_graph) = traced, retrace(call.with_inputs(_clone(inputs)))
     traced_outputs = _tensor_outputs(traced, inputs, "trace", traced_graph, check_graph)
     python_outputs = _tensor_outputs(python, inputs, "Python function", traced_graph, check_graph)
     if _outputs_match(traced_outputs, python_outputs, "Python function", tolerance, traced_graph):

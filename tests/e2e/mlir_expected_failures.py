@@ -9,8 +9,8 @@ The groups, roughly in order of size:
 - torch-mlir has no op for an overload TorchScript uses (strings, dicts, list and scalar builtins, some
   functional ops): it is imported as `torch.operator`, which no pipeline legalizes;
 - torch-mlir has no lowering of an op to one backend;
-- lists mutated in loops, in-place writes to inputs or attributes, nested tuple results, control flow decided at
-  run time on TOSA / StableHLO;
+- lists mutated in loops, in-place writes to inputs or attributes, control flow decided at run time on TOSA /
+  StableHLO;
 - IREE rejecting what torch-mlir emits (f64 on TOSA, scf.while carrying a tensor, sort/top-k);
 - programs whose results legitimately differ (random numbers, hooks that run outside `forward`).
 """
@@ -48,8 +48,6 @@ LIST_MUTATION = ("a list mutated inside a loop that does not run a fixed number 
                  "list mutation through control flow (tsjit refuses it, see tsjit/mlir/prepare.py)")
 ALIASED_WRITE = ("an in-place write to an input, a view or a module attribute (running statistics, a counter): "
                  "remove_mutation only removes writes to tensors nothing else aliases")
-NESTED_TUPLE_RESULT = ("a nested tuple (or NamedTuple) result: torch-mlir's AdjustCallingConventions flattens the "
-                       "return but not the function type ('func.return' op has N operands)")
 ISINSTANCE = "prim::isinstance on a type known only at run time has no torch-dialect form"
 SHAPE_REFINEMENT = ("tsjit's shape refinement gives a value a type the program's own types contradict "
                     "(tensor_static_info_cast between incompatible shapes or dtypes)")
@@ -60,7 +58,6 @@ ITEM = "aten::item returns a Scalar (!torch.number), which the backend contract 
 STR_RESULT = "a str result cannot cross into compiled code"
 DEFAULT_ARGUMENT = ("an argument left to its default: the compiled program takes every argument (defaults are not "
                     "part of the compiled signature)")
-TUPLE_MODULE_ARGUMENT = "a tuple argument of a module method (flattened only for functions)"
 STATE_WRITTEN = "module state written by forward (SetAttr) stays a global slot initializer, which the contract rejects"
 PYTHON_OP = "a call into Python (prim::PythonOp, an ignored method) cannot be compiled"
 DICT_VALUES = "dicts: a dict reaches the backend contract, which has no dict type"
@@ -92,7 +89,7 @@ _EVERY_BACKEND: dict[str, str] = {
     'function:dict_int_keys': _dicts('aten::keys'),
     'function:dict_literal': DICT_VALUES,
     'function:dict_methods': _no_op('aten::copy'),
-    'function:divmod_and_friends': NESTED_TUPLE_RESULT,
+    'function:divmod_and_friends': _no_op('aten::divmod'),
     'function:exit_transform_raise': _no_op('aten::sqrt'),
     'function:float_arith': _no_op('aten::floordiv'),
     'function:functional_distances': _no_op('aten::pairwise_distance'),
@@ -120,11 +117,9 @@ _EVERY_BACKEND: dict[str, str] = {
     'function:loop_over_dict_items': _dicts('aten::items'),
     'function:math_module': _no_op('aten::sqrt'),
     'function:min_max_abs': _no_op('prim::abs'),
-    'function:named_tuple': NESTED_TUPLE_RESULT,
     'function:optional_tensor_default': OPTIONAL_TENSOR_ARGUMENT,
     'function:pow_variants': _no_op('aten::pow'),
     'function:range_list_and_len': LIST_MUTATION,
-    'function:starred_unpack': NESTED_TUPLE_RESULT,
     'function:string_format': _strings('aten::percentFormat'),
     'function:string_iteration': _no_op('aten::__getitem__'),
     'function:string_methods': _strings('aten::upper'),
@@ -138,8 +133,6 @@ _EVERY_BACKEND: dict[str, str] = {
     'function:tensor_to_number': ITEM,
     'function:torch_functional_module': _no_op('prim::type'),
     'function:torch_functional_split': SHAPE_FUNCTION,
-    'function:tuple_add': NESTED_TUPLE_RESULT,
-    'function:tuple_index_slice': NESTED_TUPLE_RESULT,
     'function:tuple_input': _no_op('aten::add'),
     'function:two_optionals': OPTIONAL_TENSOR_ARGUMENT,
     'function:union_isinstance': ISINSTANCE,
@@ -153,10 +146,10 @@ _EVERY_BACKEND: dict[str, str] = {
     'module:gru': _no_op('aten::gru'),
     'module:gru_with_state': _no_op('aten::gru'),
     'module:ignored_method': PYTHON_OP,
-    'module:lstm': NESTED_TUPLE_RESULT,
-    'module:lstm_dropout_train': NESTED_TUPLE_RESULT,
-    'module:lstm_two_layers_bidirectional_batch_first': NESTED_TUPLE_RESULT,
-    'module:lstm_with_state': TUPLE_MODULE_ARGUMENT,
+    'module:lstm': _no_op('aten::lstm'),
+    'module:lstm_dropout_train': _no_op('aten::lstm'),
+    'module:lstm_two_layers_bidirectional_batch_first': _no_op('aten::lstm'),
+    'module:lstm_with_state': _no_op('aten::lstm'),
     'module:multihead_attention': _no_op('prim::type'),
     'module:multihead_attention_key_padding_mask': SHAPE_REFINEMENT,
     'module:sequential_transformer_stack': _no_op('prim::type'),
@@ -237,6 +230,7 @@ _TOSA: dict[str, str] = {
     'function:loop_carried_many': CONTROL_FLOW,
     'function:loop_with_if_assigning_new_var': CONTROL_FLOW,
     'function:mixed_types_in_branches_unused': TOSA_SCALARS,
+    'function:named_tuple': TOSA_SCALARS,
     'function:nested_if_return': TOSA_SCALARS,
     'function:nested_ternary': TOSA_SCALARS,
     'function:numbers_to_tensors': TOSA_SCALARS,
@@ -254,6 +248,7 @@ _TOSA: dict[str, str] = {
     'function:seed_loop': CONTROL_FLOW,
     'function:shadowed_builtin_names': TOSA_SCALARS,
     'function:simple_lstm': TOSA_SCALARS,
+    'function:starred_unpack': TOSA_SCALARS,
     'function:tensor_advanced_indexing': _no_lowering('tosa', 'torch.aten.tensor'),
     'function:tensor_casts': TOSA_F64,
     'function:tensor_factories': TOSA_F64,
@@ -263,6 +258,8 @@ _TOSA: dict[str, str] = {
     'function:tensor_scalar_mixed': _no_lowering('tosa', 'torch.aten.mul.Scalar'),
     'function:tensor_tolist': TOSA_SCALARS,
     'function:ternary': CONTROL_FLOW,
+    'function:tuple_add': TOSA_SCALARS,
+    'function:tuple_index_slice': TOSA_SCALARS,
     'function:tuple_return_annotation': TOSA_SCALARS,
     'function:type_comment_signature': TOSA_SCALARS,
     'function:union_with_none': TOSA_SCALARS,

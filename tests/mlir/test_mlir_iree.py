@@ -81,3 +81,18 @@ def test_artifacts_are_cached_by_content(tmp_path, monkeypatch):
     assert len(compiled) == 2
     x = torch.randn(7)
     assert_close(first(x), torch.tanh(x))
+
+
+def test_nested_tuple_results_come_back_nested():
+    graph = parse_ir("""
+graph(%x : Tensor, %y : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %s : Tensor = aten::add(%x, %y, %one)
+  %p : Tensor = aten::mul(%x, %y)
+  %inner : (Tensor, Tensor) = prim::TupleConstruct(%p, %x)
+  %t : (Tensor, (Tensor, Tensor)) = prim::TupleConstruct(%s, %inner)
+  return (%t)""".strip())
+    x, y = torch.randn(3), torch.randn(3)
+    for output_type in ("linalg-on-tensors", "stablehlo"):
+        program = iree.compile(tsjit.mlir.compile(graph, [x, y], output_type=output_type))
+        assert_close(program(x, y), (x + y, (x * y, x)))

@@ -179,6 +179,21 @@ graph(%x : Tensor, %h : (Tensor, (int, Tensor))):
     assert_close(run_graph(graph, x, a, 2, b, optimize=False), run_graph(original, x, (a, (2, b)), optimize=False))
 
 
+def test_nested_tuple_result_is_returned_flat():
+    text = """
+graph(%x : Tensor, %pair : (Tensor, Tensor)):
+  %one : int = prim::Constant[value=1]()
+  %y : Tensor = aten::add(%x, %x, %one)
+  %inner : (Tensor, (Tensor, Tensor)) = prim::TupleConstruct(%y, %pair)
+  %t : (Tensor, (Tensor, (Tensor, Tensor))) = prim::TupleConstruct(%x, %inner)
+  return (%t)"""
+    graph = graph_of(text)
+    assert prepare.flatten_tuple_result(graph) and not prepare.flatten_tuple_result(graph)
+    assert str(graph.outputs[0].type) == "(Tensor, Tensor, Tensor, Tensor)"
+    x, a, b = torch.randn(3), torch.randn(3), torch.randn(3)
+    assert_close(run_graph(graph, x, (a, b), optimize=False), (x, x + x, a, b))
+
+
 def test_prints_and_profiling_are_removed():
     text = """
 graph(%x : Tensor):

@@ -97,3 +97,26 @@ def test_object_graph_text_declares_private_attributes():
 def test_unknown_method_is_an_error():
     with pytest.raises(MLIRError, match="has no method 'predict'"):
         tsjit.mlir.compile(tsjit.script(nn.Linear(4, 3)), [torch.randn(2, 4)], method="predict")
+
+
+class Recurrent(nn.Module):
+    """A cell-like module: a tuple state in, `(output, (h, c))` out."""
+
+    def __init__(self):
+        super().__init__()
+        self.gate = nn.Linear(4, 4)
+
+    def forward(self, x, state: tuple[torch.Tensor, torch.Tensor]):
+        h, c = state
+        c = torch.sigmoid(self.gate(x + h)) * c
+        h = torch.tanh(c)
+        return h * 2, (h, c)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_tuple_argument_and_nested_tuple_result(backend):
+    torch.manual_seed(0)
+    module = Recurrent()
+    x, state = torch.randn(2, 4), (torch.randn(2, 4), torch.randn(2, 4))
+    lowered = tsjit.mlir.compile(tsjit.script(module), [x, state], output_type=backend)
+    assert_close(tsjit.mlir.iree.compile(lowered)(x, state), module(x, state))

@@ -150,13 +150,19 @@ def _to_iree(value):
 
 
 def _to_torch(results, result_type: ts.Type):
-    """IREE's results in the shape of the TorchScript result: a tuple result was returned as several."""
+    """IREE's results in the shape of the TorchScript result: a tuple result, nested tuples included, was
+    returned as its leaves."""
     if isinstance(result_type, ts.NoneType):
         return None
     if isinstance(result_type, ts.TupleType):
-        results = results if isinstance(results, tuple | list) else (results,)
-        return tuple(_element_to_torch(r, t) for r, t in zip(results, result_type.elements))
+        leaves = iter(results if isinstance(results, tuple | list) else (results,))
+        return _nest(leaves, result_type)
     return _element_to_torch(results, result_type)
+
+
+def _nest(leaves, result_type: ts.TupleType) -> tuple:
+    return tuple(_nest(leaves, t) if isinstance(t, ts.TupleType) else _element_to_torch(next(leaves), t)
+                 for t in result_type.elements)
 
 
 def _element_to_torch(result, type_: ts.Type):

@@ -84,7 +84,7 @@ def compile(target, example_args_or_annotations: Sequence = (), output_type: str
     with context:
         run_pipeline(module, _MODULE_PIPELINE if program.module else _FUNCTION_PIPELINE, "the torch backend contract")
     inputs = [v.type for v in program.graph.inputs[1 if program.module else 0:]]
-    lowered = LoweredModule(module, "torch", method, inputs, program.graph.outputs[0].type)
+    lowered = LoweredModule(module, "torch", method, inputs, program.result_type or program.graph.outputs[0].type)
     return lowered if output_type == "torch" else lower(lowered, output_type)
 
 

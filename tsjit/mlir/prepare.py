@@ -45,6 +45,10 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   torch-mlir lowers a loop either as a for loop (dropping the condition) or as a while loop (dropping the count).
 - `flatten_tuple_inputs`: the backend contract allows no tuple at the function boundary, so a tuple argument
   (the seed's `lstm_cell(input, (hx, cx), ...)`) becomes one argument per element and a TupleConstruct.
+- `flatten_tuple_result`: torch-mlir's AdjustCallingConventions expands a returned tuple into several results
+  but not a tuple nested in it (LSTM's `(output, (h, c))`, NamedTuples), leaving "'func.return' op has N
+  operands"; a nested tuple result is returned flat, and the caller (tsjit.mlir.iree) nests it again by the
+  program's result type.
 - example arguments specialize `Optional[T]` arguments to T (the boundary allows no optional), as TorchScript's
   profiling executor specializes on whether an optional is None.
 - private attributes and methods: see tsjit/mlir/objects.py, where the object graph is written.
@@ -84,6 +88,7 @@ class PreparedProgram:
     module: ModuleValue | None
     value_semantics: bool
     annotations: list[TensorAnnotation | None] = field(default_factory=list)  # per (flattened) input
+    result_type: ts.Type | None = None  # the program's own result type (the graph's may be flattened)
 
 
 # ---- programs ------------------------------------------------------------------------------------------------
@@ -102,14 +107,16 @@ class Options:
 def prepare_function(graph: Graph, examples: Sequence, options: Options) -> PreparedProgram:
     """A copy of `graph` with the workarounds applied and types refined for the example arguments."""
     graph = graph.copy()
+    result_type = graph.outputs[0].type if len(graph.outputs) == 1 else None
     flat = _flat_examples(graph.inputs, examples)
     flatten_tuple_inputs(graph)
+    flatten_tuple_result(graph)
     _specialize_inputs(graph, flat)
     _rewrite(graph, options)
     arguments = [_abstract_argument(v.type, e) for v, e in zip(graph.inputs, flat)]
     _refine([graph], graph, arguments)
     annotations = [annotation_from(e) for e in flat]
-    return PreparedProgram(graph, None, _value_semantics([graph], options), annotations)
+    return PreparedProgram(graph, None, _value_semantics([graph], options), annotations, result_type)
 
 
 def prepare_module(root: ModuleValue, method: str, examples: Sequence, options: Options) -> PreparedProgram:
@@ -119,18 +126,24 @@ def prepare_module(root: ModuleValue, method: str, examples: Sequence, options: 
     entry = root.methods.get(method)
     if entry is None:
         raise MLIRError(f"{root.qualified_name} has no method {method!r}")
-    if any(isinstance(v.type, ts.TupleType) for v in entry.inputs[1:]):
-        raise MLIRError(f"{root.qualified_name}.{method}: tuple arguments of module methods are not supported")
     flat = [None, *_flat_examples(entry.inputs[1:], examples)]
-    _specialize_inputs(entry, flat)
+    result_type = entry.outputs[0].type
     graphs = _method_graphs(root)
+    if any(n.kind is prim.CallMethod and n.s("name") == method for g in graphs for n in g.all_nodes()):
+        if any(isinstance(v.type, ts.TupleType) for v in entry.inputs[1:]):
+            raise MLIRError(f"{root.qualified_name}.{method}: tuple arguments of a method that other methods "
+                            f"call are not supported")
+    else:  # (a method other methods call keeps its signature)
+        flatten_tuple_inputs(entry)
+        flatten_tuple_result(entry)
+    _specialize_inputs(entry, flat)
     for graph in graphs:
         _rewrite(graph, options)
     arguments = [shapes.Abstract(root, True)] + [_abstract_argument(v.type, e)
                                                  for v, e in zip(entry.inputs[1:], flat[1:])]
     _refine(graphs, entry, arguments)
     annotations = [annotation_from(e) for e in flat]
-    return PreparedProgram(entry, root, _value_semantics(graphs, options), annotations)
+    return PreparedProgram(entry, root, _value_semantics(graphs, options), annotations, result_type)
 
 
 def _value_semantics(graphs: Sequence[Graph], options: Options) -> bool:
@@ -251,6 +264,39 @@ def _expand_tuple_input(graph: Graph, index: int) -> None:
     graph.block.prepend_node(construct)
     value.replace_all_uses_with(construct.output())
     graph.erase_input(graph.inputs.index(value))
+
+
+def flatten_tuple_result(graph: Graph) -> bool:
+    """Return a tuple holding tuples as one flat tuple of its leaves, in order:
+
+        return (%out, (%h, %c))   ->   %flat : (Tensor, Tensor, Tensor) = prim::TupleConstruct(%out, %h, %c)
+                                       return (%flat)
+    """
+    if len(graph.outputs) != 1:
+        return False
+    result = graph.outputs[0]
+    if not isinstance(result.type, ts.TupleType) or not any(
+            isinstance(t, ts.TupleType) for t in result.type.elements):
+        return False
+    with graph.insert_point_guard(graph.return_node):
+        leaves = _tuple_leaves(graph, result)
+        flat = graph.insert_node(graph.create(prim.TupleConstruct, leaves))
+        flat.output().set_type(ts.TupleType([leaf.type for leaf in leaves]))
+    graph.return_node.replace_input(0, flat.output())
+    return True
+
+
+def _tuple_leaves(graph: Graph, value):
+    if not isinstance(value.type, ts.TupleType):
+        return [value]
+    if value.node.kind is prim.TupleConstruct:
+        elements = list(value.node.inputs)
+    else:
+        unpack = graph.insert_node(graph.create(prim.TupleUnpack, [value], len(value.type.elements)))
+        for output, type_ in zip(unpack.outputs, value.type.elements):
+            output.set_type(type_)
+        elements = list(unpack.outputs)
+    return [leaf for element in elements for leaf in _tuple_leaves(graph, element)]
 
 
 # ---- workarounds -------------------------------------------------------------------------------------------

@@ -18,6 +18,9 @@ Where operators come from:
           return a * s
 
   Registering a schema identical to a known one replaces that operator's implementation in place.
+  `conservative=True` marks an operator whose effects its schema does not tell (it logs, it keeps state):
+  alias analysis then assumes it writes all its inputs and has side effects, so no pass removes, merges or
+  reorders it.
 """
 
 from __future__ import annotations
@@ -79,6 +82,7 @@ class Operator:
 
 # ---- the registry: operator name -> its operators in a stable order (PyTorch's, then later registrations)
 _operators_by_kind: dict[Symbol, list[Operator]] = {}
+_conservative_operators: set[str] = set()  # operator names registered with conservative=True
 _lock = threading.RLock()
 
 
@@ -97,7 +101,7 @@ def find_operator(schema_or_name: FunctionSchema | str) -> Operator | None:
 
 
 def register_operator(schema: FunctionSchema | str, fn: Operation | None = None, *,
-                      operation_factory: OperationFactory | None = None):
+                      operation_factory: OperationFactory | None = None, conservative: bool = False):
     """Register an operator at run time and return its Operator.
 
     Without `fn` and `operation_factory` this is a decorator, `@register_operator("my::op(Tensor a) -> int")`,
@@ -107,6 +111,9 @@ def register_operator(schema: FunctionSchema | str, fn: Operation | None = None,
     PyTorch's JIT-only schemas); a different schema under an existing `ns::name.overload` is an error.
     """
     schema = _as_schema(schema)
+    if conservative:
+        with _lock:
+            _conservative_operators.add(schema.operator_name)
     if fn is not None or operation_factory is not None:
         return _register(schema, fn, operation_factory)
 
@@ -115,6 +122,11 @@ def register_operator(schema: FunctionSchema | str, fn: Operation | None = None,
         return function
 
     return decorator
+
+
+def is_conservative(schema: FunctionSchema) -> bool:
+    """Whether the operator of `schema` was registered with conservative=True."""
+    return schema.operator_name in _conservative_operators
 
 
 def _register(schema: FunctionSchema, fn: Operation | None, factory: OperationFactory | None) -> Operator:

@@ -19,9 +19,9 @@ from typing import Any
 import torch
 
 from tsjit import log
+from tsjit.ir.alias_analysis import is_mutable_type
 from tsjit.ir.graph import Block, Graph, Node
 from tsjit.ir.symbols import prim
-from tsjit.passes.dead_code_elimination import is_mutable_type
 
 
 def constant_pooling(graph: Graph) -> bool:

@@ -18,9 +18,10 @@ from typing import Any
 import torch
 
 from tsjit import log
+from tsjit.ir.alias_analysis import is_mutable_type
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import aten, prim
-from tsjit.passes.dead_code_elimination import eliminate_dead_code, is_mutable_type, node_has_side_effects
+from tsjit.passes.dead_code_elimination import eliminate_dead_code, node_has_side_effects
 
 # never folded: control flow, placeholders, profiling, and what must stay a node
 SKIP_KINDS = frozenset({

@@ -12,31 +12,19 @@ from a graph input, or memory some live node reads. `%y` above is fresh and read
 in-place add on it is dead along with it; `%x` is an input, so writing to it stays. Unused outputs of
 prim::If and loop-carried values nobody reads are removed from the control flow nodes too.
 
-What may share memory comes from the schemas' alias annotations (`Tensor(a) self -> Tensor(a)`) and from
-the container nodes; until tsjit has an AliasDb this is the conservative union of those facts.
+What may share memory, and what a node writes, comes from AliasDb (tsjit.ir.alias_analysis): "observable"
+is memory of the wildcard sets (the caller's, or stored where tsjit cannot follow it) and memory a live value
+can reach, containers included.
 """
 
 from __future__ import annotations
 
-from tsjit import log
-from tsjit.ir.graph import Block, Graph, Node, Value
-from tsjit.ir.symbols import aten, cuda, prim
-from tsjit.ir.types import ClassType, DictType, FutureType, ListType, OptionalType, TensorType, TupleType, Type
+from collections.abc import Iterable
 
-# node kinds that always have side effects (C++ Node::hasSideEffects)
-SIDE_EFFECT_KINDS = frozenset({
-    prim.PythonOp, prim.IgnoredPythonOp, prim.Print, prim.RaiseException, prim.SetAttr, aten.warn, aten.save,
-    aten.manual_seed, prim.AddStatValue, prim.TimePoint, prim.CallFunction, prim.CallMethod,
-    prim.BailoutTemplate, prim.BailOut, prim.rpc_async, prim.rpc_sync, prim.rpc_remote, aten.wait,
-    cuda.set_stream, cuda._set_device, cuda._current_device, cuda.synchronize, prim.Enter, prim.Exit,
-})
-# kinds whose outputs may alias (contain, or be contained in) any of their inputs
-CONTAINER_KINDS = frozenset({
-    prim.TupleConstruct, prim.ListConstruct, prim.DictConstruct, prim.TupleUnpack, prim.ListUnpack,
-    prim.TupleIndex, prim.TupleSlice, prim.unchecked_cast, prim.DictIndex, prim.ListIndex,
-})
-# kinds whose outputs are values nobody else holds
-FRESH_KINDS = frozenset({prim.Constant, prim.Uninitialized, prim.EmptyListLiteral, prim.CreateObject})
+from tsjit import log
+from tsjit.ir.alias_analysis import SIDE_EFFECT_KINDS, AliasDb, has_side_effects
+from tsjit.ir.graph import Block, Graph, Node, Value
+from tsjit.ir.symbols import prim
 
 
 def eliminate_dead_code(graph: Graph) -> bool:
@@ -47,15 +35,16 @@ def eliminate_dead_code(graph: Graph) -> bool:
 class _DeadCodeEliminator:
     def __init__(self, graph: Graph):
         self.graph = graph
-        self.aliases = _AliasSets(graph)
+        self.aliases = AliasDb(graph)
         self.live_values: set[Value] = set()
+        self.live_memory = 0
         self.marked: set[Node] = set()
         self.side_effects: dict[Node, bool] = {}
         self.changed = False
 
     def run(self) -> bool:
         block = self.graph.block
-        self.live_values.update(block.outputs)
+        self.make_live(block.outputs)
         size = -1
         while size != len(self.live_values) + len(self.marked):
             size = len(self.live_values) + len(self.marked)
@@ -78,40 +67,42 @@ class _DeadCodeEliminator:
     def mark_return(self, block: Block) -> None:
         owner = block.owning_node
         if owner is None:
-            self.live_values.update(block.outputs)
+            self.make_live(block.outputs)
             return
         if owner.kind is prim.Loop:
             self._mark_loop_return(owner, block)
             return
-        for inner, outer in zip(block.outputs, owner.outputs):
-            if outer in self.live_values:
-                self.live_values.add(inner)
+        self.make_live(inner for inner, outer in zip(block.outputs, owner.outputs) if outer in self.live_values)
 
     def _mark_loop_return(self, loop: Node, body: Block) -> None:
-        self.live_values.add(body.outputs[0])  # the next condition
-        for i, outer in enumerate(loop.outputs):
-            if outer in self.live_values or body.inputs[i + 1].uses:
-                self.live_values.add(body.outputs[i + 1])
+        self.make_live([body.outputs[0]])  # the next condition
+        self.make_live(body.outputs[i + 1] for i, outer in enumerate(loop.outputs)
+                       if outer in self.live_values or body.inputs[i + 1].uses)
+
+    def make_live(self, values: Iterable[Value]) -> None:
+        for value in values:
+            if value not in self.live_values:
+                self.live_values.add(value)
+                self.live_memory |= self.aliases.reachable_memory(value)
 
     def mark(self, node: Node) -> None:
         current: Node | None = node
         while current is not None and current not in self.marked:
             self.marked.add(current)
-            self.live_values.update(current.inputs)
+            self.make_live(current.inputs)
             block = current.owning_block
             current = block.owning_node if block is not None else None
 
     def has_side_effects(self, node: Node) -> bool:
         if node not in self.side_effects:
             self.side_effects[node] = (
-                node_has_side_effects(node)
+                has_side_effects(node)
                 or any(self.has_side_effects(n) for b in node.blocks for n in b.nodes())
-                or self.aliases.writes_to_escaped(node))
+                or self.aliases.writes_to_wildcard(node))
         return self.side_effects[node]
 
     def writes_to_live(self, node: Node) -> bool:
-        written = self.aliases.written_values(node)
-        return bool(written) and any(self.aliases.may_alias_any(v, self.live_values) for v in written)
+        return self.aliases.writes_to_memory(node, self.live_memory)
 
     # ---- sweep -------------------------------------------------------------------------------------------------
     def sweep(self, block: Block) -> None:
@@ -151,99 +142,5 @@ class _DeadCodeEliminator:
 
 
 def node_has_side_effects(node: Node) -> bool:
+    """Whether the node kind always has side effects (see tsjit.ir.alias_analysis.has_side_effects)."""
     return node.kind in SIDE_EFFECT_KINDS
-
-
-# ---- which values may share memory -------------------------------------------------------------------------------
-def is_mutable_type(type_: Type) -> bool:
-    """Types whose values can be written to: tensors, lists, dicts, objects, and containers holding them."""
-    if isinstance(type_, TensorType | ListType | DictType | ClassType):
-        return True
-    if isinstance(type_, OptionalType | FutureType | TupleType):
-        return any(is_mutable_type(t) for t in type_.contained_types())
-    return type_.__class__.__name__ in ("AnyType", "UnionType", "InterfaceType")
-
-
-class _AliasSets:
-    """Values partitioned into sets that may share memory (a union-find), and which sets escape the graph."""
-
-    def __init__(self, graph: Graph):
-        self.parent: dict[Value, Value] = {}
-        self.escaped: set[Value] = set()
-        for value in graph.inputs:
-            self.escaped.add(value)
-        for node in graph.all_nodes():
-            self._visit(node)
-        self.escaped = {self.find(v) for v in self.escaped}
-
-    def find(self, value: Value) -> Value:
-        root = value
-        while self.parent.get(root, root) is not root:
-            root = self.parent[root]
-        self.parent[value] = root
-        return root
-
-    def union(self, a: Value, b: Value) -> None:
-        if is_mutable_type(a.type) and is_mutable_type(b.type):
-            self.parent[self.find(a)] = self.find(b)
-
-    def _visit(self, node: Node) -> None:
-        if node.kind in CONTAINER_KINDS:
-            for output in node.outputs:
-                for value in node.inputs:
-                    self.union(output, value)
-        elif node.kind is prim.If:
-            for i, output in enumerate(node.outputs):
-                for block in node.blocks:
-                    self.union(output, block.outputs[i])
-        elif node.kind is prim.Loop:
-            self._visit_loop(node)
-        elif node.kind not in FRESH_KINDS:
-            self._visit_operator(node)
-
-    def _visit_loop(self, node: Node) -> None:
-        body = node.blocks[0]
-        for i, output in enumerate(node.outputs):
-            for value in (node.inputs[i + 2], body.inputs[i + 1], body.outputs[i + 1]):
-                self.union(output, value)
-
-    def _visit_operator(self, node: Node) -> None:
-        schema = node.maybe_schema()
-        if schema is None:
-            # unknown semantics (calls, Python, attributes of objects): its values escape
-            self.escaped.update(v for v in node.outputs if is_mutable_type(v.type))
-            return
-        for output, returned in zip(node.outputs, schema.returns):
-            for value, argument in zip(node.inputs, schema.arguments):
-                if _may_share(returned.alias_info, argument.alias_info):
-                    self.union(output, value)
-
-    def written_values(self, node: Node) -> list[Value]:
-        schema = node.maybe_schema() if node.kind not in CONTAINER_KINDS else None
-        if schema is None:
-            return []
-        return [v for v, a in zip(node.inputs, schema.arguments) if a.alias_info is not None and
-                (a.alias_info.is_write or any(c.is_write for c in a.alias_info.contained_types))]
-
-    def writes_to_escaped(self, node: Node) -> bool:
-        return any(self.find(v) in self.escaped for v in self.written_values(node))
-
-    def may_alias_any(self, value: Value, values: set[Value]) -> bool:
-        root = self.find(value)
-        return any(self.find(v) is root for v in values if is_mutable_type(v.type))
-
-
-def _may_share(returned, argument) -> bool:
-    """Whether a return may alias an argument per their annotations (`(a)` and `(a)`, or a wildcard)."""
-    if returned is None or argument is None:
-        return False
-    returned_sets = _alias_sets(returned)
-    argument_sets = _alias_sets(argument)
-    return bool(returned_sets & argument_sets) or "*" in returned_sets
-
-
-def _alias_sets(info) -> set[str]:
-    sets = set(info.before_set) | set(info.after_set)
-    for contained in info.contained_types:
-        sets |= _alias_sets(contained)
-    return sets

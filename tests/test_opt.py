@@ -1,0 +1,85 @@
+"""`python -m tsjit.opt`, run as a subprocess the way people and scripts run it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+GRAPH = """graph(%x : Tensor):
+  %1 : int = prim::Constant[value=1]()
+  %a : Tensor = aten::add(%x, %x, %1)
+  %b : Tensor = aten::add(%x, %x, %1)
+  %dead : Tensor = aten::neg(%x)
+  %c : Tensor = aten::mul(%a, %b)
+  return (%c)
+"""
+
+
+def opt(*args: str, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tsjit.opt", *args], input=stdin, capture_output=True, text=True,
+                          env={**os.environ, **env}, timeout=120)
+
+
+@pytest.fixture
+def graph_file(tmp_path):
+    path = tmp_path / "g.ir"
+    path.write_text(GRAPH)
+    return str(path)
+
+
+def test_runs_passes_in_order_and_prints_the_graph(graph_file):
+    result = opt("-p", "cse,dce", graph_file)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == """graph(%x : Tensor):
+  %1 : int = prim::Constant[value=1]()
+  %a : Tensor = aten::add(%x, %x, %1)
+  %c : Tensor = aten::mul(%a, %a)
+  return (%c)
+"""
+
+
+def test_reads_stdin_and_accepts_module_and_function_names():
+    by_module = opt("-p", "dead_code_elimination", "-", stdin=GRAPH)
+    by_function = opt("-p", "eliminate_dead_code", "-", stdin=GRAPH)
+    assert by_module.returncode == by_function.returncode == 0
+    assert by_module.stdout == by_function.stdout
+    assert "aten::neg" not in by_module.stdout and by_module.stdout.count("aten::add") == 2
+
+
+def test_no_passes_prints_the_graph_back(graph_file):
+    result = opt(graph_file)
+    assert result.returncode == 0 and result.stdout == GRAPH
+
+
+def test_list_names_every_pass():
+    result = opt("--list")
+    assert result.returncode == 0
+    names = {line.split(":")[0].split(" ")[0] for line in result.stdout.splitlines()}
+    assert {"dead_code_elimination", "common_subexpression_elimination", "constant_pooling",
+            "constant_propagation"} <= names
+    assert "pass_runner" not in names
+    assert "common_subexpression_elimination (cse): eliminate_common_subexpression" in result.stdout
+
+
+@pytest.mark.parametrize("args, stdin, message", [
+    (["-p", "cse,nope", "-"], GRAPH, "tsjit.opt: unknown pass 'nope'"),
+    (["-p", "cse", "-"], "graph(%x : Tensor):\n  %y = \n", "tsjit.opt: cannot parse -:"),
+    (["-p", "cse", "/no/such/file.ir"], None, "tsjit.opt: cannot read /no/such/file.ir:"),
+    ([], None, "tsjit.opt: no input"),
+])
+def test_errors_are_one_line_and_exit_2(args, stdin, message):
+    result = opt(*args, stdin=stdin)
+    assert result.returncode == 2
+    assert result.stderr.startswith(message) and result.stderr.count("\n") == 1, result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_log_and_limit_apply(graph_file):
+    result = opt("-p", "cse", graph_file, TSJIT_LOG_LEVEL=">common_subexpression_elimination",
+                 TSJIT_OPT_LIMIT="common_subexpression_elimination=0")
+    assert result.returncode == 0
+    assert result.stdout.count("aten::add") == 2  # the limiter allowed no rewrite
+    assert "[DUMP common_subexpression_elimination] After eliminate_common_subexpression" in result.stderr

@@ -9,6 +9,13 @@ from other processes hits all variants alike. Numbers are for reading, never for
   and waited for, against the same four calls made one after another. Intra-op threads are set to 1, so the
   only parallelism is fork's. Target: forked at most 0.75x serial on 2 cores. torch.compile has no fork; it
   runs the serial calls.
+- lstm: the seeds' LSTM cell (batch 3, 10 inputs, 20 hidden) from Python source. "tsjit script" is the scripted
+  function users call; "tsjit" and "tsjit unoptimized" run its graph on Functions directly, with the executor's
+  optimization pipeline on and off, so those two rows show what the pipeline gains.
+- mlp: Linear/BatchNorm1d/ReLU twice (batch 16, 32-64-32 features), scripted as modules, eval mode:
+  BatchNorm1d's `input.dim()` checks are what the pipeline removes (the tsjit rows as in lstm).
+- encoder: nn.TransformerEncoderLayer in eval mode; with the masks None, the pipeline removes the checks and
+  branches on them (about half the nodes).
 
 torch.compile compiles with inductor on first call, which takes tens of seconds on 2 cores (not timed).
 """
@@ -64,15 +71,52 @@ def bench_fork(rounds: int) -> None:
            times, "tsjit serial")
 
 
+def bench_variants(title: str, variants: dict[str, Callable], args: tuple, number: int, rounds: int) -> None:
+    """Check every variant against eager, then time them."""
+    expected = variants["eager"](*args)
+    for run in variants.values():
+        torch.testing.assert_close(run(*args), expected)
+    times = best_time({name: (lambda run=run: run(*args)) for name, run in variants.items()}, number=number,
+                      rounds=rounds)
+    report(title, times, "eager")
+
+
+def bench_lstm(rounds: int) -> None:
+    torch.manual_seed(0)
+    batch, features, hidden = 3, 10, 20  # the seeds' sizes: per-op overhead, not matmuls, dominates
+    args = (torch.randn(batch, features), torch.randn(batch, hidden), torch.randn(batch, hidden),
+            torch.randn(4 * hidden, features), torch.randn(4 * hidden, hidden), torch.randn(4 * hidden),
+            torch.randn(4 * hidden))
+    bench_variants("lstm: the seeds' LSTM cell, batch 3, 10 -> 20", programs.lstm_variants(), args, 500, rounds)
+
+
+def bench_mlp(rounds: int) -> None:
+    torch.manual_seed(0)
+    bench_variants("mlp: (Linear, BatchNorm1d, ReLU) x 2 modules, batch 16",
+                   programs.module_variants(programs.mlp_module), (torch.randn(16, 32),), 200, rounds)
+
+
+def bench_encoder(rounds: int) -> None:
+    torch.manual_seed(0)
+    bench_variants("encoder: nn.TransformerEncoderLayer(16, 2, 32), eval, sequence 5, batch 3",
+                   programs.module_variants(programs.encoder_module), (torch.randn(5, 3, 16),), 100, rounds)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=15, help="interleaved rounds per benchmark")
-    rounds = parser.parse_args().rounds
+    parser.add_argument("--only", choices=["chain", "lstm", "mlp", "encoder", "fork"], help="run one benchmark")
+    options = parser.parse_args()
+    rounds = options.rounds
     print(f"torch {torch.__version__}, {os.cpu_count()} cores, {torch.get_num_interop_threads()} inter-op threads, "
           f"load average {os.getloadavg()[0]:.1f} (other processes make every number noisier)")
-    bench_chain(rounds)
-    torch.set_num_threads(1)
-    bench_fork(rounds)
+    benchmarks = {"chain": bench_chain, "lstm": bench_lstm, "mlp": bench_mlp, "encoder": bench_encoder,
+                  "fork": bench_fork}
+    for name, run in benchmarks.items():
+        if options.only in (None, name):
+            if name == "fork":
+                torch.set_num_threads(1)  # fork's is the only parallelism
+            run(rounds)
 
 
 if __name__ == "__main__":

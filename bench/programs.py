@@ -89,3 +89,60 @@ def fork_variants() -> dict[str, Callable]:
         "tsjit forked (graph)": lambda *a, b: tsjit_forked(*a, b),
         "tsjit.fork (Python)": lambda *a, b: torch.stack([wait(f) for f in [fork(tsjit_work, x, b) for x in a]]),
     }
+
+
+# lstm: the seeds' LSTM cell (jit-overview.md "Graph Executor"), scripted from Python source by each compiler
+def lstm_cell(x, hx, cx, w_ih, w_hh, b_ih, b_hh):
+    gates = x.mm(w_ih.t()) + hx.mm(w_hh.t()) + b_ih + b_hh
+    ingate, forgetgate, cellgate, outgate = gates.chunk(4, 1)
+    ingate = torch.sigmoid(ingate)
+    forgetgate = torch.sigmoid(forgetgate)
+    cellgate = torch.tanh(cellgate)
+    outgate = torch.sigmoid(outgate)
+    cy = (forgetgate * cx) + (ingate * cellgate)
+    hy = outgate * torch.tanh(cy)
+    return hy, cy
+
+
+def lstm_variants() -> dict[str, Callable]:
+    """The cell six ways: "tsjit script" is what users call (arguments checked against the schema); the other two
+    tsjit rows run the same graph on Functions directly, with and without the executor's optimization pipeline."""
+    import tsjit
+
+    scripted = tsjit.script(lstm_cell)
+    graph = scripted.graph_function.optimized_graph()
+    return {"eager": lstm_cell, "torch.compile": torch.compile(lstm_cell), "torch.jit": torch.jit.script(lstm_cell),
+            "tsjit script": scripted, "tsjit": Function("lstm_cell", graph.copy()),
+            "tsjit unoptimized": Function("lstm_cell", graph.copy(), optimize=False)}
+
+
+# mlp: nn modules whose forward checks its input (BatchNorm1d's dim check), scripted as modules
+def mlp_module() -> torch.nn.Module:
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.BatchNorm1d(64), torch.nn.ReLU(),
+                               torch.nn.Linear(64, 32), torch.nn.BatchNorm1d(32), torch.nn.ReLU()).eval()
+
+
+# encoder: nn.TransformerEncoderLayer (eval), whose forward is mostly checks and branches on its Optional masks
+def encoder_module() -> torch.nn.Module:
+    torch.manual_seed(0)
+    return torch.nn.TransformerEncoderLayer(16, 2, 32).eval()
+
+
+def module_variants(build: Callable[[], torch.nn.Module]) -> dict[str, Callable]:
+    """A module six ways, each a callable of one input (tsjit rows as in lstm_variants; the Functions get the
+    defaults of the other arguments, as the scripted module's call would)."""
+    from tsjit.api.function import bind_arguments
+    from tsjit.api.module import runtime_function, script_module
+
+    module, scripted = build(), script_module(build())
+    graph = runtime_function(scripted.forward.function).graph
+    optimized, unoptimized = Function("forward", graph.copy()), Function("forward", graph.copy(), optimize=False)
+    schema = scripted.forward.schema
+
+    def inputs(x):
+        return bind_arguments(schema, (scripted._c, x), {})
+
+    return {"eager": module, "torch.compile": torch.compile(module), "torch.jit": torch.jit.script(build()),
+            "tsjit script": scripted, "tsjit": lambda x: optimized(*inputs(x)),
+            "tsjit unoptimized": lambda x: unoptimized(*inputs(x))}

@@ -1,6 +1,6 @@
-"""Peephole optimization on non-tensor values: small local rewrites TorchScript applies before inlining.
+"""Peephole optimization: small local rewrites, without and (in the graph executor) with refined tensor types.
 
-These are the shape-independent rules of TorchScript's PeepholeOptimize (peephole_non_tensor.cpp), which
+The shape-independent rules of TorchScript's PeepholeOptimize (peephole_non_tensor.cpp), which
 `GraphFunction.optimized_graph` runs so that inlined callees look as torch.jit's do:
 
     %y : int = prim::unchecked_cast(%x)        where %x : int already       ->  uses of %y read %x
@@ -9,35 +9,56 @@ These are the shape-independent rules of TorchScript's PeepholeOptimize (peephol
     %z : int = aten::add(%a, %zero)           (int arithmetic with 0 or 1) ->  uses of %z read %a
     %e : bool = aten::eq(%a, %a)              (ints, floats, bools, None)  ->  True
 
-Shape-dependent rules (`x.dim()` of a known rank, `x.expand(x.size())`) need shapes and are not here.
+With `shape_peepholes=True` (the graph executor, after shape propagation refined the tensor types of a plan;
+seed: "Derivative Preserving Optimization") the rules that read refined types apply too. Every one keeps
+autograd intact: it answers a question about metadata with a constant, or drops an operator that returns its
+input itself (`to`, `type_as`) or a same-shape view of it (`expand_as`):
+
+    aten::dim(%x), len(%x.shape)                 where %x : Float(*, *)          ->  2
+    prim::dtype(%x), prim::device(%x), prim::is_cuda(%x), aten::is_floating_point(%x)  ->  6, "cpu", False, True
+    aten::size(%x, %i), %x.shape[%i], aten::size(%x)  where that size is known    ->  the constant (list)
+    aten::to(%x, %dtype, ...), aten::type_as(%x, %y)  to the dtype/device %x has  ->  %x
+    aten::expand_as(%x, %y)                      where both have the same known sizes  ->  %x
+
+Those rules are only sound when no tensor's metadata changes in place, which the executor checks
+(shape_analysis.may_change_tensor_metadata); on other graphs they must stay off, as tensor types there can be
+stale (a traced graph records the sizes of its example inputs).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+import torch
+
 from tsjit import log
 from tsjit.ir import types as T
 from tsjit.ir.graph import Block, Graph, Node, Value
+from tsjit.ir.scalar_type import dtype_to_code
 from tsjit.ir.symbols import aten, prim
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
+from tsjit.passes.shape_analysis import list_is_never_written
 
 _IMMUTABLE_EQUALITY = (T.BoolType, T.IntType, T.FloatType, T.NoneType)
 
 
-def peephole_optimize(graph: Graph) -> bool:
-    """Apply the non-tensor peephole rules, then remove what they made dead; returns whether anything changed."""
-    changed = _optimize_block(graph.block)
+def peephole_optimize(graph: Graph, shape_peepholes: bool = False) -> bool:
+    """Apply the peephole rules (with `shape_peepholes`, also those reading refined tensor types), then remove
+    what they made dead; returns whether anything changed."""
+    rules = {**_RULES, **_SHAPE_RULES} if shape_peepholes else _RULES
+    changed = _optimize_block(graph.block, rules)
     if changed:
         eliminate_dead_code(graph)
     return changed
 
 
-def _optimize_block(block: Block) -> bool:
+def _optimize_block(block: Block, rules: dict) -> bool:
     changed = False
     for node in list(block.nodes()):
         for inner in node.blocks:
-            changed |= _optimize_block(inner)
+            changed |= _optimize_block(inner, rules)
         changed |= _none_outputs_to_constants(node)
-        rule = _RULES.get(node.kind)
+        rule = rules.get(node.kind)
         if rule is not None:
             changed |= rule(node)
     return changed
@@ -168,7 +189,7 @@ def _replace(output: Value, value: Value) -> bool:
     return True
 
 
-def _replace_by_constant(output: Value, value: bool | None) -> bool:
+def _replace_by_constant(output: Value, value: Any) -> bool:
     """Make the uses of `output` read the constant `value`, if the optimization limiter allows."""
     if not log.opt_allowed():
         return False
@@ -188,6 +209,165 @@ _RULES = {
 }
 
 
+# ---- rules reading refined tensor types (shape_peepholes) ----------------------------------------------------------
+def _known(value: Value) -> T.TensorType | None:
+    """The refined type of a defined tensor, or None."""
+    type_ = value.type
+    return type_ if isinstance(type_, T.TensorType) and type_.undefined is False else None
+
+
+def _known_sizes(value: Value) -> tuple[int, ...] | None:
+    type_ = _known(value)
+    if type_ is None or type_.sizes is None or None in type_.sizes:
+        return None
+    return type_.sizes  # type: ignore[return-value]
+
+
+def _dim(node: Node) -> bool:
+    type_ = _known(node.inputs[0])
+    return type_ is not None and type_.rank is not None and _replace_by_constant(node.output(), type_.rank)
+
+
+def _dtype(node: Node) -> bool:
+    type_ = _known(node.inputs[0])
+    return type_ is not None and type_.dtype is not None and _replace_by_constant(
+        node.output(), dtype_to_code(type_.dtype))
+
+
+def _device(node: Node) -> bool:
+    type_ = _known(node.inputs[0])
+    return type_ is not None and type_.device is not None and _replace_by_constant(node.output(), type_.device)
+
+
+_DEVICE_PROPERTIES = {prim.is_cuda: "cuda", prim.is_cpu: "cpu", prim.is_xpu: "xpu", prim.is_mps: "mps",
+                      prim.is_meta: "meta", prim.is_xla: "xla", prim.is_ipu: "ipu", prim.is_maia: "maia",
+                      prim.is_mtia: "mtia", prim.is_vulkan: "vulkan"}
+
+
+def _device_property(node: Node) -> bool:
+    type_ = _known(node.inputs[0])
+    return type_ is not None and type_.device is not None and _replace_by_constant(
+        node.output(), type_.device.type == _DEVICE_PROPERTIES[node.kind])
+
+
+def _dtype_property(node: Node) -> bool:
+    type_ = _known(node.inputs[0])
+    if type_ is None or type_.dtype is None:
+        return False
+    kind = type_.dtype.is_floating_point if node.kind is aten.is_floating_point else type_.dtype.is_complex
+    return _replace_by_constant(node.output(), kind)
+
+
+def _size(node: Node) -> bool:
+    """`x.size(i)` with that size known; `x.size()` with every size known becomes a fresh list of constants."""
+    sizes = _known_sizes(node.inputs[0])
+    type_ = _known(node.inputs[0])
+    if len(node.inputs) == 2 and type_ is not None and type_.sizes is not None:
+        index = _constant(node.inputs[1])
+        if _is_int(index) and -len(type_.sizes) <= index < len(type_.sizes) and type_.sizes[index] is not None:
+            return _replace_by_constant(node.output(), type_.sizes[index])
+        return False
+    if len(node.inputs) != 1 or sizes is None or not log.opt_allowed():
+        return False
+    log.graph_update(f"replacing uses of %{node.output().debug_name} with the known sizes {list(sizes)}")
+    graph = node.owning_graph
+    with graph.insert_point_guard(node):
+        elements = [graph.insert_constant(size) for size in sizes]
+        listed = graph.insert_node(graph.create(prim.ListConstruct, elements))
+    listed.output().set_type(node.output().type)
+    node.output().replace_all_uses_with(listed.output())
+    return True
+
+
+def _read_only_size_list(value: Value) -> Node | None:
+    """The aten::size(%x) node behind a list nobody writes to, or None."""
+    node = value.node
+    if node.kind is aten.size and len(node.inputs) == 1 and list_is_never_written(value):
+        return node
+    return None
+
+
+def _len(node: Node) -> bool:
+    """`len(x.shape)` is the rank; `len(x)` the first size."""
+    if len(node.inputs) != 1:
+        return False
+    size_node = _read_only_size_list(node.inputs[0])
+    if size_node is not None:
+        type_ = _known(size_node.inputs[0])
+        return type_ is not None and type_.rank is not None and _replace_by_constant(node.output(), type_.rank)
+    type_ = _known(node.inputs[0])
+    if type_ is None or not type_.sizes or type_.sizes[0] is None:
+        return False
+    return _replace_by_constant(node.output(), type_.sizes[0])
+
+
+def _size_item(node: Node) -> bool:
+    """`x.shape[i]` with that size known."""
+    size_node = _read_only_size_list(node.inputs[0]) if len(node.inputs) == 2 else None
+    type_ = _known(size_node.inputs[0]) if size_node is not None else None
+    index = _constant(node.inputs[1])
+    if type_ is None or type_.sizes is None or not _is_int(index) or not -len(type_.sizes) <= index < len(
+            type_.sizes):
+        return False
+    size = type_.sizes[index]
+    return size is not None and _replace_by_constant(node.output(), size)
+
+
+def _same_dtype_and_device(a: T.TensorType | None, b: T.TensorType | None) -> bool:
+    return (a is not None and b is not None and a.dtype is not None and a.device is not None
+            and a.dtype == b.dtype and a.device == b.device)
+
+
+def _type_as(node: Node) -> bool:
+    """`x.type_as(y)` returns `x` itself when y has x's dtype and device."""
+    return (len(node.inputs) == 2 and _same_dtype_and_device(_known(node.inputs[0]), _known(node.inputs[1]))
+            and _replace(node.output(), node.inputs[0]))
+
+
+def _to(node: Node) -> bool:
+    """`x.to(...)` returns `x` itself when it asks for x's dtype and device, no copy and no memory format."""
+    self_type = _known(node.inputs[0])
+    schema = node.maybe_schema()
+    if self_type is None or schema is None or schema.is_vararg:
+        return False
+    for argument, value in zip(schema.arguments[1:], node.inputs[1:]):
+        if argument.name == "other":
+            keeps = _same_dtype_and_device(self_type, _known(value))
+        elif argument.name == "non_blocking":
+            keeps = True
+        elif value.node.kind is not prim.Constant:
+            return False
+        else:
+            keeps = _keeps(argument.name, _constant(value), self_type)
+        if not keeps:
+            return False
+    return _replace(node.output(), node.inputs[0])
+
+
+def _keeps(name: str, value: Any, self_type: T.TensorType) -> bool:
+    """Whether the constant argument `name` of aten::to leaves a tensor of `self_type` as it is."""
+    if name == "dtype":
+        return value is None or (self_type.dtype is not None and value == dtype_to_code(self_type.dtype))
+    if name == "device":
+        return value is None or (self_type.device is not None and torch.device(value) == self_type.device)
+    if name == "copy":
+        return value is False
+    return name in ("memory_format", "layout", "pin_memory") and value is None
+
+
+def _expand_as(node: Node) -> bool:
+    """`x.expand_as(y)` where both have the same known sizes is a view of all of x: x itself will do."""
+    sizes = _known_sizes(node.inputs[0])
+    return sizes is not None and sizes == _known_sizes(node.inputs[1]) and _replace(node.output(), node.inputs[0])
+
+
+_SHAPE_RULES = {
+    aten.dim: _dim, prim.dtype: _dtype, prim.device: _device, **dict.fromkeys(_DEVICE_PROPERTIES, _device_property),
+    aten.is_floating_point: _dtype_property, aten.is_complex: _dtype_property, aten.size: _size, aten.len: _len,
+    aten.__getitem__: _size_item, aten.type_as: _type_as, aten.to: _to, aten.expand_as: _expand_as,
+}
+
+
 # ---- None-ness (C++ Value::mustBeNone / mustNotBeNone) --------------------------------------------------------------
 def must_be_none(value: Value) -> bool:
     node = value.node
@@ -200,7 +380,7 @@ def must_not_be_none(value: Value) -> bool:
     if value.node.kind is prim.AutogradAdd:
         return True
     type_ = value.type
-    if isinstance(type_, T.OptionalType):
+    if isinstance(type_, T.OptionalType) or (isinstance(type_, T.TensorType) and type_.undefined is not False):
         return False
     if isinstance(type_, T.UnionType):
         return not type_.can_hold_type(T.NoneType.get())

@@ -2,11 +2,18 @@
 
 (seed: jit-overview.md "Graph Executor", "Specialization"; pytorch-ir-2018.md "Graph specialization".) Every
 call computes an ArgumentSpec: for each tensor among the inputs, and inside input tuples, whether it is defined,
-its dtype, rank, requires_grad (only while grad mode is on) and device. The spec keys a thread-safe cache of
-ExecutionPlans. On a miss the graph is copied, its input types are refined to what the spec knows, the
-optimization pipeline runs, and the result is compiled to Code:
+its dtype, rank, requires_grad (only while grad mode is on) and device; an Optional input given None is typed
+NoneType. The spec keys a thread-safe cache of ExecutionPlans (together with the default dtype and whether
+autocast is on, which decide the dtypes shape propagation infers). On a miss the graph is copied, its input
+types are refined to what the spec knows, the optimization pipeline runs, and the result is compiled to Code:
 
     graph(%x : Tensor, %n : int)      --  torch.rand(2, 3), 4  -->      graph(%x : Float(*, *, device=cpu), %n : int)
+
+The pipeline (OPTIMIZATION_PIPELINE, seed: "Pre-derivative Optimization" onwards): required passes (undefined
+tensors, simple tuples), inference passes (constants, then dtypes, ranks and devices through the graph),
+derivative preserving optimizations (dead code, common subexpressions, constant pooling, peephole rules on the
+refined types, constant propagation again, so `if x.dim() != 2: raise ...` checks disappear, loop unrolling),
+post-derivative optimizations (none yet).
 """
 
 from __future__ import annotations
@@ -19,7 +26,17 @@ from typing import Any, NamedTuple
 import torch
 
 from tsjit.ir.graph import Graph
-from tsjit.ir.types import OptionalType, TensorType, TupleType, Type
+from tsjit.ir.types import NoneType, OptionalType, TensorType, TupleType, Type
+from tsjit.passes.common_subexpression_elimination import eliminate_common_subexpression
+from tsjit.passes.constant_pooling import constant_pooling
+from tsjit.passes.constant_propagation import constant_propagation_immutable_types
+from tsjit.passes.dead_code_elimination import eliminate_dead_code
+from tsjit.passes.loop_unrolling import unroll_loops
+from tsjit.passes.lower_tuples import lower_simple_tuples
+from tsjit.passes.pass_runner import run_pass
+from tsjit.passes.peephole import peephole_optimize
+from tsjit.passes.shape_analysis import may_change_tensor_metadata, propagate_shapes
+from tsjit.passes.specialize_autograd_zero import specialize_autograd_zero
 from tsjit.runtime.futures import Future, submit
 from tsjit.runtime.interpreter import Code, InterpreterState
 
@@ -59,6 +76,8 @@ def specialize_types(graph: Graph, spec: ArgumentSpec) -> None:
 
 
 def _refined(type_: Type, spec: Any) -> Type:
+    if spec == UNDEFINED and isinstance(type_, OptionalType):
+        return NoneType.get()  # this plan only ever sees None here
     if isinstance(spec, TensorSpec) and _holds_tensor(type_):
         if not spec.defined:
             return type_ if isinstance(type_, OptionalType) else TensorType.get().with_undefined(True)
@@ -75,26 +94,45 @@ def _holds_tensor(type_: Type) -> bool:
 
 
 # ---- the optimization pipeline ---------------------------------------------------------------------------------
-# Each stage is a named slot that later work fills with passes (seed: "Pre-derivative Optimization" onwards).
-# A stage takes the specialized graph, rewrites it in place and returns whether it changed anything.
+# Each stage takes the specialized graph, rewrites it in place through run_pass (logging, TSJIT_LINT) and returns
+# whether it changed anything.
 def run_required_passes(graph: Graph) -> bool:
-    """Passes every graph needs before it can run (specializing undefined gradients, lowering GradOf)."""
-    return False
+    """What the spec says about undefined tensors, folded (seed: "Required Passes": specializeUndef), and tuples
+    built only to be taken apart (inlined calls leave many) lowered. tsjit builds no GradOf nodes (there is no
+    symbolic autodiff yet), so there is nothing to lower there."""
+    changed = run_pass(specialize_autograd_zero, graph)
+    return run_pass(lower_simple_tuples, graph) or changed
 
 
 def run_inference_passes(graph: Graph) -> bool:
     """Constant propagation, then propagation of the input dtypes, ranks and devices through the graph."""
-    return False
+    changed = run_pass(constant_propagation_immutable_types, graph)
+    return run_pass(propagate_shapes, graph) or changed
 
 
 def run_derivative_preserving_optimizations(graph: Graph) -> bool:
-    """Rewrites autograd can still differentiate: dead code, common subexpressions, constant pooling,
-    peephole rewrites, loop unrolling."""
-    return False
+    """Rewrites autograd can still differentiate (seed: "Derivative Preserving Optimization"): dead code, common
+    subexpressions, constant pooling, peephole rules (those reading refined types only where no tensor's metadata
+    changes in place), then constant propagation to fold what the peephole rules decided; small loops unrolled
+    (and the peephole rules and constant propagation again on the copies), and CSE again."""
+    changed = run_pass(eliminate_dead_code, graph)
+    changed |= run_pass(eliminate_common_subexpression, graph)
+    changed |= run_pass(constant_pooling, graph)
+    shape_peepholes = not may_change_tensor_metadata(graph)
+    changed |= run_pass(peephole_optimize, graph, shape_peepholes=shape_peepholes)
+    changed |= run_pass(constant_propagation_immutable_types, graph)
+    if run_pass(unroll_loops, graph):
+        run_pass(peephole_optimize, graph, shape_peepholes=shape_peepholes)
+        run_pass(constant_propagation_immutable_types, graph)
+        run_pass(constant_pooling, graph)
+        changed = True
+    return run_pass(eliminate_common_subexpression, graph) or changed
 
 
 def run_post_derivative_optimizations(graph: Graph) -> bool:
-    """Splitting out differentiable subgraphs, and the rewrites that break autograd (fusion)."""
+    """Rewrites that break autograd (seed: "Post-derivative optimization"): for graphs where no input requires
+    grad, fusion into prim::FusionGroup; otherwise first splitting out prim::DifferentiableGraph nodes. tsjit has
+    neither a fuser nor symbolic autodiff yet, so this stage is empty: autograd runs eagerly, op by op."""
     return False
 
 
@@ -128,7 +166,7 @@ class GraphExecutor:
     def __init__(self, graph: Graph, optimize: bool = True):
         self.graph = graph
         self.optimize = optimize
-        self._plans: dict[ArgumentSpec, ExecutionPlan] = {}
+        self._plans: dict[tuple, ExecutionPlan] = {}  # by (spec, default dtype, autocast on)
         self._lock = threading.RLock()  # a same-thread re-entry fails loudly instead of hanging
 
     def run(self, inputs: Sequence[Any]) -> Any:
@@ -151,20 +189,21 @@ class GraphExecutor:
 
     def get_plan(self, inputs: Sequence[Any]) -> ExecutionPlan:
         spec = create_argument_spec(inputs)
-        plan = self._plans.get(spec)
-        return plan if plan is not None else self._compile(spec)
+        key = (spec, torch.get_default_dtype(), torch._C._is_any_autocast_enabled())
+        plan = self._plans.get(key)
+        return plan if plan is not None else self._compile(key)
 
     @property
     def plans(self) -> dict[ArgumentSpec, ExecutionPlan]:
-        """The cached plans (a copy), for tests and debugging."""
-        return dict(self._plans)
+        """The cached plans by ArgumentSpec (a copy), for tests and debugging."""
+        return {spec: plan for (spec, *_), plan in self._plans.items()}
 
-    def _compile(self, spec: ArgumentSpec) -> ExecutionPlan:
+    def _compile(self, key: tuple) -> ExecutionPlan:
         with self._lock:
-            if spec not in self._plans:
+            if key not in self._plans:
                 graph = self.graph.copy()
-                specialize_types(graph, spec)
+                specialize_types(graph, key[0])
                 if self.optimize:
                     optimize_graph(graph)
-                self._plans[spec] = ExecutionPlan(graph, Code(graph))
-            return self._plans[spec]
+                self._plans[key] = ExecutionPlan(graph, Code(graph))
+            return self._plans[key]

@@ -1,0 +1,73 @@
+"""unroll_loops: small counted loops are repeated (completely when the trip count is a small constant, else by
+UNROLL_FACTOR with an epilogue), and the graph computes what it did for every trip count."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from tsjit.ir.parser import parse_ir
+from tsjit.passes.loop_unrolling import UNROLL_FACTOR, unroll_loops
+from tsjit.runtime.run import run_graph
+
+LOOPS = """
+graph(%x : Tensor, %n : int):
+  %true : bool = prim::Constant[value=1]()
+  %three : int = prim::Constant[value=3]()
+  %y : Tensor = prim::Loop(%n, %true, %x)
+    block0(%i : int, %a : Tensor):
+      %b : Tensor = aten::add(%a, %i, %three)
+      -> (%true, %b)
+  %z : Tensor = prim::Loop(%three, %true, %y)
+    block0(%j : int, %c : Tensor):
+      %d : Tensor = aten::mul(%c, %j)
+      -> (%true, %d)
+  return (%z)
+"""
+
+
+def loops(graph) -> list:
+    return [node for node in graph.all_nodes() if str(node.kind) == "prim::Loop"]
+
+
+@pytest.mark.parametrize("n", [-2, 0, 1, UNROLL_FACTOR - 1, UNROLL_FACTOR, 2 * UNROLL_FACTOR + 3])
+def test_unrolled_loops_compute_the_same_for_every_trip_count(n: int) -> None:
+    graph = parse_ir(LOOPS)
+    assert unroll_loops(graph)
+    x = torch.arange(3.0)
+    expected = run_graph(parse_ir(LOOPS), x, n, optimize=False)
+    torch.testing.assert_close(run_graph(graph, x, n, optimize=False), expected)
+
+
+def test_constant_trip_counts_unroll_completely_and_others_get_an_epilogue() -> None:
+    graph = parse_ir(LOOPS)
+    unroll_loops(graph)
+    unrolled, epilogue = loops(graph)  # the constant loop is gone
+
+    def tensor_adds(loop) -> int:
+        return sum(str(n.kind) == "aten::add" and str(n.output().type) == "Tensor" for n in loop.blocks[0].nodes())
+
+    assert tensor_adds(unrolled) == UNROLL_FACTOR and tensor_adds(epilogue) == 1
+
+
+def test_while_loops_and_big_bodies_stay() -> None:
+    text = """
+        graph(%x : Tensor, %n : int):
+          %y : Tensor = prim::Loop(%n, %go, %x)
+            block0(%i : int, %a : Tensor):
+              %b : Tensor = aten::neg(%a)
+              %go2 : bool = aten::is_nonzero(%b)
+              -> (%go2, %b)
+          return (%y)"""
+    graph = parse_ir(text.replace("%go, %x", "%cond, %x").replace("%n : int)", "%n : int, %cond : bool)"))
+    assert not unroll_loops(graph)
+    body = "\n".join(f"      %b{i} : Tensor = aten::neg(%a)" for i in range(40))
+    big = parse_ir(f"""
+        graph(%x : Tensor, %n : int):
+          %true : bool = prim::Constant[value=1]()
+          %y : Tensor = prim::Loop(%n, %true, %x)
+            block0(%i : int, %a : Tensor):
+        {body}
+              -> (%true, %b39)
+          return (%y)""")
+    assert not unroll_loops(big)

@@ -1,0 +1,102 @@
+"""The peephole rules that read refined tensor types (shape_peepholes=True, as the graph executor runs them)."""
+
+from __future__ import annotations
+
+import torch
+
+import tsjit
+from tsjit.ir.parser import parse_ir
+from tsjit.passes.peephole import peephole_optimize
+from tsjit.passes.shape_analysis import propagate_shapes
+from tsjit.runtime.graph_executor import create_argument_spec, specialize_types
+
+
+def kinds(graph) -> list[str]:
+    return [str(node.kind) for node in graph.all_nodes() if str(node.kind) != "prim::Constant"]
+
+
+def optimized(text: str, *inputs):
+    graph = parse_ir(text)
+    specialize_types(graph, create_argument_spec(inputs))
+    propagate_shapes(graph)
+    peephole_optimize(graph, shape_peepholes=True)
+    return graph
+
+
+def returned_constants(graph) -> list:
+    from tsjit.ir.constants import constant_value
+
+    (tuple_node,) = [n for n in graph.nodes() if str(n.kind) == "prim::TupleConstruct"]
+    return [constant_value(v.node) if str(v.node.kind) == "prim::Constant" else v for v in tuple_node.inputs]
+
+
+def test_metadata_queries_of_known_types_become_constants() -> None:
+    graph = optimized("""
+        graph(%x : Tensor):
+          %zero : int = prim::Constant[value=0]()
+          %d : int = aten::dim(%x)
+          %t : int = prim::dtype(%x)
+          %dev : Device = prim::device(%x)
+          %cuda : bool = prim::is_cuda(%x)
+          %cpu : bool = prim::is_cpu(%x)
+          %fp : bool = aten::is_floating_point(%x)
+          %shape : int[] = aten::size(%x)
+          %rank : int = aten::len(%shape)
+          %r : (int, int, Device, bool, bool, bool, int) = prim::TupleConstruct(%d, %t, %dev, %cuda, %cpu, %fp, %rank)
+          return (%r)""", torch.ones(2, 3, dtype=torch.float64))
+    assert kinds(graph) == ["prim::TupleConstruct"]
+    assert returned_constants(graph) == [2, 7, torch.device("cpu"), False, True, True, 2]
+
+
+def test_conversions_to_what_a_tensor_already_is_are_dropped() -> None:
+    graph = optimized("""
+        graph(%x : Tensor, %y : Tensor, %z : Tensor):
+          %false : bool = prim::Constant[value=0]()
+          %true : bool = prim::Constant[value=1]()
+          %none : NoneType = prim::Constant()
+          %float : int = prim::Constant[value=6]()
+          %double : int = prim::Constant[value=7]()
+          %same : Tensor = aten::to(%x, %float, %false, %false, %none)
+          %copy : Tensor = aten::to(%x, %float, %false, %true, %none)
+          %cast : Tensor = aten::to(%x, %double, %false, %false, %none)
+          %as_y : Tensor = aten::type_as(%x, %y)
+          %as_z : Tensor = aten::type_as(%x, %z)
+          %r : (Tensor, Tensor, Tensor, Tensor, Tensor) = prim::TupleConstruct(%same, %copy, %cast, %as_y, %as_z)
+          return (%r)""", torch.ones(2), torch.ones(3), torch.ones(3, dtype=torch.int64))
+    x = graph.inputs[0]
+    same, copy, cast, as_y, as_z = returned_constants(graph)
+    assert same is x and as_y is x
+    assert copy is not x and cast is not x and as_z is not x  # a copy, a real cast, another dtype
+
+
+def test_sizes_known_from_constants_fold_and_expand_as_to_the_same_shape_goes() -> None:
+    def f(x):
+        z = torch.zeros(2, 3)
+        return z.size(1) + z.shape[0], z.expand_as(z + 1) + x
+
+    scripted = tsjit.script(f)
+    x = torch.ones(2, 3)
+    graph = scripted.graph_for(x)
+    assert "aten::size" not in kinds(graph) and "aten::expand_as" not in kinds(graph)
+    assert scripted(x)[0] == 5
+    torch.testing.assert_close(scripted(x)[1], f(x)[1])
+
+
+def test_without_shape_peepholes_refined_types_are_not_trusted() -> None:
+    graph = parse_ir("""
+        graph(%x : Float(2, 3)):
+          %d : int = aten::dim(%x)
+          return (%d)""")
+    assert not peephole_optimize(graph)  # a traced graph's types describe its example inputs only
+    assert kinds(graph) == ["aten::dim"]
+
+
+def test_undefined_tensors_may_be_none() -> None:
+    graph = parse_ir("""
+        graph(%x : Tensor):
+          %none : NoneType = prim::Constant()
+          %b : bool = aten::__isnot__(%x, %none)
+          return (%b)""")
+    graph.inputs[0].set_type(graph.inputs[0].type.with_undefined(True))
+    peephole_optimize(graph, shape_peepholes=True)
+    assert kinds(graph) == ["aten::__isnot__"]

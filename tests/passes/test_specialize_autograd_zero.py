@@ -1,0 +1,64 @@
+"""specialize_autograd_zero: the executor's spec decides which tensors are undefined, and checks on them fold."""
+
+from __future__ import annotations
+
+import torch
+
+import tsjit
+from tsjit.ir.parser import parse_ir
+from tsjit.passes.specialize_autograd_zero import specialize_autograd_zero
+from tsjit.runtime.graph_executor import GraphExecutor, create_argument_spec, specialize_types
+
+ACCUMULATE = """
+graph(%a : Tensor, %b : Tensor):
+  %c : Tensor = prim::AutogradAdd(%a, %b)
+  %any : bool = prim::AutogradAnyNonZero(%a, %b)
+  %r : (Tensor, bool) = prim::TupleConstruct(%c, %any)
+  return (%r)
+"""
+
+
+def kinds(graph) -> list[str]:
+    return [str(node.kind) for node in graph.all_nodes()]
+
+
+def specialized(text: str, *inputs):
+    graph = parse_ir(text)
+    specialize_types(graph, create_argument_spec(inputs))
+    return graph
+
+
+def test_adding_an_undefined_gradient_is_the_other_gradient() -> None:
+    t = torch.ones(2)
+    graph = specialized(ACCUMULATE, None, t)
+    assert specialize_autograd_zero(graph)
+    assert "prim::AutogradAdd" not in kinds(graph) and "prim::AutogradAnyNonZero" not in kinds(graph)
+    assert GraphExecutor(parse_ir(ACCUMULATE)).run([None, t]) == (t, True)
+
+
+def test_two_defined_gradients_become_an_ordinary_add() -> None:
+    graph = specialized(ACCUMULATE, torch.ones(2), torch.ones(2))
+    specialize_autograd_zero(graph)
+    assert "aten::add" in kinds(graph) and "prim::AutogradAdd" not in kinds(graph)
+    result, any_defined = GraphExecutor(parse_ir(ACCUMULATE)).run([torch.ones(2), torch.ones(2)])
+    assert torch.equal(result, torch.full((2,), 2.0)) and any_defined
+
+
+def test_both_undefined_and_unspecialized_graphs_keep_what_they_cannot_decide() -> None:
+    assert GraphExecutor(parse_ir(ACCUMULATE)).run([None, None]) == (None, False)
+    graph = parse_ir(ACCUMULATE.replace("%a : Tensor,", "%a : Tensor?,").replace("%b : Tensor)", "%b : Tensor?)"))
+    assert not specialize_autograd_zero(graph)
+
+
+def test_an_optional_input_given_none_folds_its_checks() -> None:
+    def f(x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        if mask is not None:
+            x = x * mask
+        return x + 1
+
+    scripted = tsjit.script(f)
+    x = torch.randn(3)
+    assert kinds(scripted.graph_for(x, None)) == ["prim::Constant", "aten::add"]  # no check, branch, multiplication
+    assert kinds(scripted.graph_for(x, x)) == ["prim::Constant", "aten::mul", "aten::add"]  # a defined tensor
+    torch.testing.assert_close(scripted(x, None), f(x, None))
+    torch.testing.assert_close(scripted(x, x), f(x, x))

@@ -4,8 +4,8 @@
 them). The corpus covers the script language: arithmetic and promotion, control flow, loops with break and
 continue, early returns, exceptions, lists, dicts, tuples, strings, Optional refinement, isinstance, casts,
 calls between functions, builtins written in TorchScript (`1 - x`), torch.nn.functional, indexing and
-in-place updates. `kinds_difference` records where tsjit's inlined graph intentionally differs in node kinds
-from torch.jit's (the test asserts exactly that difference).
+in-place updates, fork and wait. `kinds_difference` records where tsjit's inlined graph intentionally differs in
+node kinds from torch.jit's (the test asserts exactly that difference).
 
 Functions take tensors as inputs where possible so every path (interpreter, tracing, MLIR) can use them.
 """
@@ -1355,3 +1355,33 @@ def isinstance_of_several_types(x: Union[int, float, str]):
 def assert_isinstance_refines(x: Union[int, List[int]]):
     assert isinstance(x, int)
     return x + 1
+
+
+# ---- fork and wait (eager runs forks synchronously) ----------------------------------------------------------------
+def helper_scaled(x, k: int):
+    return x * k
+
+
+def helper_forks_again(x):
+    return torch.jit.wait(torch.jit.fork(torch.neg, x)) * 2
+
+
+@case(args(t(3)))
+def fork_and_wait(x):
+    fut = torch.jit.fork(helper_scaled, x, 3)
+    return torch.jit.wait(fut) + x
+
+
+@case(args(t(2, 3)))
+def forks_in_a_loop(x):
+    futs = [torch.jit.fork(helper_scaled, x, k) for k in range(3)]
+    total = torch.jit.wait(torch.jit.fork(torch.add, x, x, alpha=2))
+    for fut in futs:
+        total = total + torch.jit.wait(fut)
+    return total
+
+
+@case(args(t(3)))
+def nested_forks(x):
+    fut = torch.jit.fork(helper_forks_again, x)
+    return torch.jit.wait(fut) - x

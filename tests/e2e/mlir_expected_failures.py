@@ -13,6 +13,7 @@ The groups, roughly in order of size:
   StableHLO;
 - IREE rejecting what torch-mlir emits (f64 on TOSA, scf.while carrying a tensor, sort/top-k);
 - programs whose results legitimately differ (random numbers, hooks that run outside `forward`).
+- fork/wait, which has no torch-dialect form.
 """
 
 # ruff: noqa: E501  (one entry per line, reasons in full)
@@ -74,6 +75,7 @@ RANDOM = "training-mode dropout draws random numbers: IREE's generator differs f
 EMBEDDING_RENORM = ("Embedding(max_norm) renormalizes its weight in place before the lookup (embedding_renorm_ on "
                     "the attribute), which the compiled program does not reproduce")
 HOOKS = "forward hooks run in the module's __call__, not in the compiled forward method"
+FORK = "fork/wait has no torch-dialect form: prim::fork runs its subgraph asynchronously, aten::wait waits for it"
 
 _EVERY_BACKEND: dict[str, str] = {
     'function:all_any': LIST_MUTATION,
@@ -101,6 +103,8 @@ _EVERY_BACKEND: dict[str, str] = {
     'function:functional_more_losses': _no_op('aten::nll_loss_nd'),
     'function:functional_multi_head_attention': _no_op('aten::sqrt'),
     'function:functional_norms': CRASH,
+    'function:fork_and_wait': FORK,
+    'function:forks_in_a_loop': FORK,
     'function:int_arith': _no_op('aten::__lshift__'),
     'function:int_bit_ops': _no_op('aten::__and__'),
     'function:int_float_promotion': _no_op('aten::add'),
@@ -117,6 +121,7 @@ _EVERY_BACKEND: dict[str, str] = {
     'function:loop_over_dict_items': _dicts('aten::items'),
     'function:math_module': _no_op('aten::sqrt'),
     'function:min_max_abs': _no_op('prim::abs'),
+    'function:nested_forks': FORK,
     'function:optional_tensor_default': OPTIONAL_TENSOR_ARGUMENT,
     'function:pow_variants': _no_op('aten::pow'),
     'function:range_list_and_len': LIST_MUTATION,
@@ -142,6 +147,7 @@ _EVERY_BACKEND: dict[str, str] = {
     'module:batchnorm2d_train': ALIASED_WRITE,
     'module:buffers_and_none_parameter': ALIASED_WRITE,
     'module:embedding_max_norm': EMBEDDING_RENORM,
+    'module:fork_submodule_and_method': FORK,
     'module:forward_hook_on_top_module': HOOKS,
     'module:gru': _no_op('aten::gru'),
     'module:gru_with_state': _no_op('aten::gru'),

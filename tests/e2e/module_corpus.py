@@ -11,7 +11,8 @@ The corpus covers PyTorch's own modules (Linear, Conv2d, BatchNorm2d, LayerNorm,
 GRU, MultiheadAttention, TransformerEncoderLayer and Sequential stacks of them) and the module features of
 TorchScript: parameters, buffers, attributes typed from values and annotations, constants and Final,
 submodules, ModuleList / Sequential / ModuleDict / ParameterList iteration, methods calling methods, exported,
-ignored and unused methods, properties, overloads, forward hooks, `training`, `hasattr`, attribute mutation.
+ignored and unused methods, properties, overloads, forward hooks, `training`, `hasattr`, attribute mutation,
+forks of submodules and methods.
 """
 
 # ruff: noqa: UP006, UP035, UP045, UP007, F811, B007  (modules written as TorchScript users write them)
@@ -597,3 +598,24 @@ case("ignored_method", Ignored, args(t(2, 3)))
 case("tuple_result_keyword_call", TupleResult, args(t(2, 3)))
 case("custom_sequential", lambda: CustomSequential(nn.Linear(3, 3), nn.ReLU(), nn.Linear(3, 1)), args(t(2, 3)))
 case("residual_around_sequential", lambda: Residual(nn.Sequential(nn.Linear(3, 3), nn.Tanh())), args(t(2, 3)))
+
+
+class Forking(nn.Module):
+    """fork of a submodule and of a method (the forked subgraphs capture the submodule and `self`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(3, 3)
+
+    def shifted(self, x: Tensor, k: int) -> Tensor:
+        return x + k
+
+    def forward(self, x):
+        futures = [torch.jit.fork(self.shifted, x, k) for k in range(2)]
+        y = torch.jit.wait(torch.jit.fork(self.linear, x))
+        for future in futures:
+            y = y * torch.jit.wait(future)
+        return y
+
+
+case("fork_submodule_and_method", Forking, args(t(2, 3)))

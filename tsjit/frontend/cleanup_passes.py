@@ -1,15 +1,19 @@
 """The passes every freshly emitted graph goes through, in TorchScript's order (to_ir + runCleanupPasses):
 
-    canonicalize_modified_loops -> normalize_ops -> lower_simple_tuples
-    -> constant_propagation_immutable_types -> constant_pooling -> canonicalize_outputs -> annotate_warns
+    canonicalize_modified_loops -> normalize_ops -> lift_closures -> inline_forked_closures
+    -> lower_simple_tuples -> constant_propagation_immutable_types -> constant_pooling -> canonicalize_outputs
+    -> annotate_warns
 
-They make the emitter's output the graph torch.jit shows: tuples built only to be unpacked are gone,
-`"AssertionError: " + "msg"` is one constant, constants are pooled at the top, control-flow outputs are in
-first-use order. (convert_to_ssa runs before these.)
+They make the emitter's output the graph torch.jit shows: closures are graphs of their own and forks are
+prim::fork nodes (lift_closures.py), tuples built only to be unpacked are gone, `"AssertionError: " + "msg"` is
+one constant, constants are pooled at the top, control-flow outputs are in first-use order. (convert_to_ssa runs
+before these.) The graphs lifted out of closures go through the same passes from lift_closures on
+(`clean_up`), as TorchScript's runCleanupPasses does.
 """
 
 from __future__ import annotations
 
+from tsjit.frontend.lift_closures import inline_forked_closures, lift_closures
 from tsjit.ir.graph import Block, Graph, Node
 from tsjit.ir.symbols import aten, prim
 from tsjit.passes.annotate_warns import annotate_warns
@@ -26,6 +30,13 @@ INT64_MAX = 2**63 - 1
 def run_cleanup_passes(graph: Graph) -> None:
     run_pass(canonicalize_modified_loops, graph)
     run_pass(normalize_ops, graph)
+    clean_up(graph)
+
+
+def clean_up(graph: Graph) -> None:
+    """TorchScript's runCleanupPasses: for new graphs and for the graphs lifted out of their closures."""
+    run_pass(lift_closures, graph, clean_up)
+    run_pass(inline_forked_closures, graph, clean_up)
     run_pass(lower_simple_tuples, graph)
     run_pass(constant_propagation_immutable_types, graph)
     run_pass(constant_pooling, graph)

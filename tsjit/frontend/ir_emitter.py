@@ -416,7 +416,9 @@ class FunctionEmitter:
         pass
 
     def emit_nested_def(self, statement: Def) -> None:
-        raise CompileError("nested function definitions (closures) are not supported", statement.range)
+        from tsjit.frontend.closures import emit_nested_def
+
+        emit_nested_def(self, statement)
 
     def check_break_continue(self, loc, statement_name: str) -> None:
         if self.loop_status == NOT_IN_LOOP:

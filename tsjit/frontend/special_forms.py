@@ -9,6 +9,7 @@ and the type hint, and returns a SugaredValue (TorchScript's emitApplySpecialFor
 from __future__ import annotations
 
 from tsjit.errors import CompileError
+from tsjit.frontend.closures import emit_fork
 from tsjit.frontend.sugared_value import (
     IterableTree,
     RangeValue,
@@ -213,14 +214,9 @@ def _add_keyword_items(emitter, apply: Apply, result):
     return result
 
 
-def emit_fork(emitter, apply: Apply, type_hint) -> SugaredValue:
-    raise CompileError("fork() inside scripted code is not supported yet; call tsjit.fork from Python",
-                       apply.range)
-
-
 SPECIAL_FORMS = {
     prim.annotate: emit_annotate, prim.GetAttr: emit_getattr, prim.HasAttr: emit_hasattr,
     prim.isinstance: emit_isinstance, prim.TupleConstruct: emit_tuple, prim.tolist: emit_tolist,
     prim.range: emit_range, prim.enumerate: emit_enumerate, prim.zip: emit_zip, prim.list: emit_list,
-    prim.dict: emit_dict, prim.fork: emit_fork,
+    prim.dict: emit_dict, prim.fork: emit_fork,  # closures.py
 }

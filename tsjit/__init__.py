@@ -3,6 +3,7 @@
 The public API is named like torch.jit. Parts load on first use, so `import tsjit` stays cheap:
 
     tsjit.script(fn_or_module)                # Python source -> ScriptFunction / ScriptModule
+    @tsjit.interface                          # a class of method declarations -> an interface type
     tsjit.trace(fn_or_module, example_inputs) # a recorded run -> ScriptFunction / ScriptModule
     tsjit.save(module, path) / tsjit.load(path)
     tsjit.parse_ir(text)                      # TorchScript graph text -> Graph
@@ -22,7 +23,7 @@ from tsjit.ir.graph import Block, Graph, Node, Use, Value
 _LAZY = {
     "script": "tsjit.api", "ScriptFunction": "tsjit.api", "ScriptModule": "tsjit.api",
     "RecursiveScriptModule": "tsjit.api", "CompilationUnit": "tsjit.api", "annotate": "tsjit.api",
-    "ignore": "tsjit.api", "unused": "tsjit.api", "export": "tsjit.api",
+    "ignore": "tsjit.api", "unused": "tsjit.api", "export": "tsjit.api", "interface": "tsjit.api",
     "trace": "tsjit.api.trace", "trace_module": "tsjit.api.trace", "TracingCheckError": "tsjit.api.trace",
     "TracerWarning": "tsjit.frontend.tracer",
     "save": "tsjit.serialization", "load": "tsjit.serialization",

@@ -25,6 +25,7 @@ function's optimized graph (calls inlined) on tsjit's graph executor.
 
 from __future__ import annotations
 
+import enum
 import inspect
 import threading
 from typing import Any
@@ -32,6 +33,7 @@ from typing import Any
 import torch
 
 from tsjit.errors import TsjitError
+from tsjit.frontend.enum_values import to_enum_value
 from tsjit.frontend.ir_emitter import GraphFunction, compile_source
 from tsjit.frontend.resolver import EXPORT, IGNORE, UNUSED, PythonResolver, compiled_function_for
 from tsjit.frontend.script_class import from_script_value, script_class, to_script_value
@@ -139,7 +141,7 @@ def bind_arguments(schema: FunctionSchema, args: tuple, kwargs: dict) -> list[An
 def check_argument(schema: FunctionSchema, position: int, argument, value: Any) -> Any:
     """The value as the argument's type takes it (an int for a float becomes a float); a TsjitError otherwise."""
     expected = argument.type
-    value = to_script_value(value, expected)
+    value = to_enum_value(to_script_value(value, expected), expected)
     if isinstance(expected, T.FloatType) and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if fits_type(value, expected):
@@ -154,6 +156,8 @@ def fits_type(value: Any, expected: T.Type) -> bool:
         return True
     if isinstance(expected, T.TensorType):
         return isinstance(value, torch.Tensor)
+    if isinstance(expected, T.EnumType):  # type_of gives IntEnum members (ints) int
+        return isinstance(value, enum.Enum | T.EnumValue) and T.enum_type_of_member(value) is expected
     if isinstance(expected, T.OptionalType):
         return value is None or fits_type(value, expected.elem)
     if isinstance(expected, T.ListType) and isinstance(value, list | tuple):

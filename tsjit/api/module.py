@@ -45,8 +45,19 @@ from tsjit.frontend.concrete_module_type import (
     methods_to_compile,
     module_concrete_type,
 )
-from tsjit.frontend.module_sugared_values import define_hooks, define_method, define_overloads, define_source_method
+from tsjit.frontend.interfaces import incompatibility
+from tsjit.frontend.module_sugared_values import (
+    define_hooks,
+    define_method,
+    define_overloads,
+    define_properties,
+    define_source_method,
+    property_getter,
+    property_setter,
+)
+from tsjit.frontend.script_class import from_script_value, to_script_value
 from tsjit.frontend.tracer import get_tracing_state
+from tsjit.ir import types as T
 from tsjit.ir.graph import Graph
 from tsjit.ir.schema import FunctionSchema
 from tsjit.runtime.objects import Object
@@ -67,41 +78,62 @@ def script_hook(obj: Any) -> RecursiveScriptModule | None:
     return script_module(obj) if isinstance(obj, torch.nn.Module) else None
 
 
-def create_script_module(nn_module: torch.nn.Module, concrete_type: ConcreteModuleType) -> RecursiveScriptModule:
-    """The scripted module: submodules first, then the runtime object, then the methods of the type (once per
-    shared type), then what Python sees of it (exported and ignored methods, hooks)."""
-    submodules = {name: _script_submodule(getattr(nn_module, name), module_type)
+def create_script_module(nn_module: torch.nn.Module, concrete_type: ConcreteModuleType,
+                         entry_points: list[str] | None = None) -> RecursiveScriptModule:
+    """The scripted module: submodules first, then the runtime object, then the methods of the type (see
+    compile_methods), then what Python sees of it (exported and ignored methods, hooks)."""
+    submodules = {name: _script_submodule(getattr(nn_module, name), module_type, name)
                   for name, module_type in concrete_type.modules.items()}
-    slots = {name: _slot_value(getattr(nn_module, name)) for name in concrete_type.attributes}
+    slots = {name: to_script_value(_slot_value(getattr(nn_module, name)), attribute.type)
+             for name, attribute in concrete_type.attributes.items()}
     slots.update((name, module._c) for name, module in submodules.items())
-    compile_methods(nn_module, concrete_type)
+    compile_methods(nn_module, concrete_type, entry_points)
     scripted = RecursiveScriptModule(Object(concrete_type.jit_type, slots), concrete_type, submodules)
     _copy_python_members(scripted, nn_module)
     return scripted
 
 
-def _script_submodule(module: torch.nn.Module, concrete_type: ConcreteModuleType) -> RecursiveScriptModule:
-    if isinstance(module, ScriptModule):
-        return module
-    return create_script_module(module, concrete_type)
+def _script_submodule(module: torch.nn.Module, concrete_type: ConcreteModuleType, name: str
+                      ) -> RecursiveScriptModule:
+    """A submodule scripted by its concrete type; one typed by a module interface is scripted by its own, the
+    interface's methods compiled too, and must implement the interface."""
+    declared = concrete_type.jit_type
+    if not isinstance(declared, T.InterfaceType):
+        return module if isinstance(module, ScriptModule) else create_script_module(module, concrete_type)
+    if not isinstance(module, ScriptModule):
+        missing = [method for method in declared.methods if not inspect.isfunction(getattr(type(module), method, None))]
+        if missing:
+            raise TsjitError(f"Module '{type(module).__name__}' has no method '{missing[0]}' declared by interface "
+                             f"{declared.qualified_name} (the type of submodule '{name}')")
+        module = create_script_module(module, module_concrete_type(module), list(declared.methods))
+    reason = incompatibility(declared, module._c.type)
+    if reason is not None:
+        raise TsjitError(f"Could not cast attribute '{name}' to type {declared.qualified_name}: {reason}")
+    return module
 
 
 def _slot_value(value: Any) -> Any:
     return value.value if is_typed_attribute(value) else value
 
 
-def compile_methods(nn_module: torch.nn.Module, concrete_type: ConcreteModuleType) -> None:
-    """Compile the type's methods once: the overloads, `forward` and exported methods, then the hooks, then
-    `__len__` / `__contains__` of containers (which script code calls for `len(self.layers)`)."""
+def compile_methods(nn_module: torch.nn.Module, concrete_type: ConcreteModuleType,
+                    entry_points: list[str] | None = None) -> None:
+    """Compile the type's methods, in torch.jit's order: its properties' getters and setters (once per type),
+    the overloads, the entry points (by default `forward` and the exported methods; for a submodule typed by a
+    module interface, the interface's methods, as torch.jit's interface_script), then, once per type, the hooks
+    and `__len__` / `__contains__` of containers (which script code calls for `len(self.layers)`). Methods
+    already compiled (the type is shared) are kept."""
     with concrete_type.lock:
-        if concrete_type.methods_compiled:
-            return
         methods = concrete_type.jit_type.methods
+        if not concrete_type.methods_compiled:
+            define_properties(concrete_type)
         for name in concrete_type.overloads:
             for overload in define_overloads(concrete_type, name):
                 methods[overload].ensure_defined()
-        for name in methods_to_compile(nn_module):
+        for name in methods_to_compile(nn_module) if entry_points is None else entry_points:
             define_method(concrete_type, name, getattr(type(nn_module), name)).ensure_defined()
+        if concrete_type.methods_compiled:
+            return
         define_hooks(concrete_type)
         for source in container_methods(nn_module, concrete_type):
             define_source_method(concrete_type, source).ensure_defined()
@@ -208,7 +240,7 @@ class ScriptMethod:
         schema = self.schema
         without_self = FunctionSchema(schema.name, "", list(schema.arguments[1:]), list(schema.returns))
         inputs = bind_arguments(without_self, args, kwargs)
-        run = lambda: runtime_function(self.function)(self.owner._c, *inputs)
+        run = lambda: from_script_value(runtime_function(self.function)(self.owner._c, *inputs), schema.returns[0].type)
         state = get_tracing_state()
         return run() if state is None else state.record_method_call(self.owner, self.function, inputs, run)
 
@@ -268,6 +300,7 @@ class TensorSlots(MutableMapping):
 def set_slot(obj: Object, name: str, value: Any) -> None:
     """Write an attribute of a runtime object, checking the value against the attribute's type."""
     expected = obj.type.get_attribute(name)
+    value = to_script_value(value, expected)
     if not fits_type(value, expected):
         raise TsjitError(f"Expected a value of type '{expected.annotation_str()}' for field '{name}', but found "
                          f"'{type(value).__name__}'")
@@ -302,11 +335,14 @@ class RecursiveScriptModule(ScriptModule):
             return fields["_modules"][name]
         class_type = fields["_c"].type
         if class_type.has_attribute(name):
-            return getattr(fields["_c"], name)
+            return from_script_value(getattr(fields["_c"], name), class_type.get_attribute(name))
         if name in class_type.methods:
             return ScriptMethod(self, class_type.methods[name])
         if name in class_type.constants:
             return class_type.constants[name]
+        getter = property_getter(fields["_concrete_type"], name)
+        if getter is not None:
+            return ScriptMethod(self, class_type.methods[getter])()
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -319,14 +355,20 @@ class RecursiveScriptModule(ScriptModule):
             self._set_submodule(name, value)
         elif obj.type.has_attribute(name):
             set_slot(obj, name, value)
+        elif (setter := property_setter(self._concrete_type, name)) is not None:
+            ScriptMethod(self, obj.type.methods[setter])(value)
         else:
             object.__setattr__(self, name, value)  # a Python-only attribute, as torch.jit allows
 
     def _set_submodule(self, name: str, value: Any) -> None:
         expected = self._c.type.get_attribute(name)
-        if not isinstance(value, RecursiveScriptModule) or not value._c.type.is_subtype_of(expected):
+        if not isinstance(value, RecursiveScriptModule):
             raise TsjitError(f"Expected a scripted module of type '{expected.annotation_str()}' for submodule "
                              f"'{name}', but found '{type(value).__name__}'")
+        reason = incompatibility(expected, value._c.type)
+        if reason is not None:
+            raise TsjitError(f"Expected a scripted module of type '{expected.annotation_str()}' for submodule "
+                             f"'{name}': {reason}")
         setattr(self._c, name, value._c)
         self._modules[name] = value
 

@@ -95,7 +95,7 @@ class ConcreteModuleType:
         self.forward_pre_hooks: list = []
         self.hook_functions: list = []  # the compiled forward hooks (GraphFunctions), once methods compile
         self.pre_hook_functions: list = []
-        self.jit_type: T.ClassType | None = None
+        self.jit_type: T.ClassType | T.InterfaceType | None = None  # an interface for interface-typed submodules
         self.methods_compiled = False
         self.lock = threading.RLock()
 
@@ -259,7 +259,7 @@ def infer_concrete_type(nn_module: torch.nn.Module) -> ConcreteModuleType:
     concrete.ignored_attributes = frozenset(getattr(nn_module, "__jit_ignored_attributes__", ()))
     annotations = class_annotations(type(nn_module))
     _add_tensors(concrete, nn_module, annotations)
-    _add_submodules(concrete, nn_module)
+    _add_submodules(concrete, nn_module, annotations)
     _add_constants(concrete, nn_module, annotations)
     concrete.overloads = module_overloads(nn_module)
     _add_instance_attributes(concrete, nn_module, annotations)
@@ -308,14 +308,34 @@ def _add_tensors(concrete: ConcreteModuleType, nn_module: torch.nn.Module, annot
             concrete.attributes[name] = ModuleAttribute(type_, is_parameter, not is_parameter)
 
 
-def _add_submodules(concrete: ConcreteModuleType, nn_module: torch.nn.Module) -> None:
+def _add_submodules(concrete: ConcreteModuleType, nn_module: torch.nn.Module, annotations: dict) -> None:
+    """Submodules by their concrete types; one annotated with a module interface (`sub: OneTwo`) has the
+    interface's concrete type instead, whatever module it holds."""
     for name, module in nn_module._modules.items():
         if name in concrete.ignored_attributes:
             continue
         if module is None:  # no Optional modules in TorchScript: a None submodule is a NoneType attribute
             concrete.attributes[name] = ModuleAttribute(T.NoneType.get())
             continue
-        concrete.modules[name] = module_concrete_type(module)
+        declared = python_type_to_type(annotations[name], None) if name in annotations else None
+        if isinstance(declared, T.InterfaceType) and declared.is_module:
+            concrete.modules[name] = interface_concrete_type(declared)
+        else:
+            concrete.modules[name] = module_concrete_type(module)
+
+
+_interface_concrete_types: dict[T.InterfaceType, ConcreteModuleType] = {}
+
+
+def interface_concrete_type(interface: T.InterfaceType) -> ConcreteModuleType:
+    """The one concrete type of submodules typed by a module interface: it knows nothing but the interface
+    (C++ ConcreteModuleType::fromJitType)."""
+    with CONCRETE_TYPES.lock:
+        found = _interface_concrete_types.get(interface)
+        if found is None:
+            found = _interface_concrete_types[interface] = ConcreteModuleType(torch.nn.Module)
+            found.jit_type = interface
+        return found
 
 
 def _add_constants(concrete: ConcreteModuleType, nn_module: torch.nn.Module, annotations: dict) -> None:
@@ -401,7 +421,8 @@ def _add_function_attribute(concrete: ConcreteModuleType, name: str, function: A
 
 def infer_attribute_type(name: str, value: Any, annotations: dict) -> T.Type:
     """An attribute's type: its class annotation, a torch.jit.Attribute's declared type, or its value's
-    type with tensor refinements dropped."""
+    type with tensor refinements dropped; the value may be an instance of a script class (compiled now, as
+    torch.jit does)."""
     annotation = annotations.get(name)
     if annotation is None and is_typed_attribute(value):
         annotation = value.type
@@ -411,7 +432,13 @@ def infer_attribute_type(name: str, value: Any, annotations: dict) -> T.Type:
             raise TsjitError(f"Error inferring type for {name}: {value!r}: unknown type annotation "
                              f"'{annotation}'")
         return found
-    return T.unshaped_type(T.type_of(value))
+    try:
+        return T.unshaped_type(T.type_of(value))
+    except TsjitError:
+        class_type = python_type_to_type(type(value), None)
+        if isinstance(class_type, T.ClassType):
+            return class_type
+        raise
 
 
 def is_typed_attribute(value: Any) -> bool:

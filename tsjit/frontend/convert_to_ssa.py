@@ -107,7 +107,9 @@ class ControlFlowLoadStores:
         mutated |= {v for v in false_vars.defined_variables() if true_vars.find_in_any_frame(v) is not None}
         for name in sorted(mutated):
             true_type, false_type = true_vars.find_in_any_frame(name), false_vars.find_in_any_frame(name)
-            unified = T.unify_types(true_type, false_type)
+            # stores keep their values' own types, which may differ where the variable is declared with a
+            # wider one (`a: I = A()` then `a = B()` for an interface I): a Union then, as TorchScript does
+            unified = T.unify_types(true_type, false_type, default_to_union=True)
             if unified is None:
                 continue  # the emitter allows this when the variable is not used afterwards
             _add_block_output(true_block, true_type, name)

@@ -216,8 +216,11 @@ class Environment:
             self.value_table[name] = value
             return
         if annotated_type is not None and not simple.type.is_subtype_of(annotated_type):
+            why_not = ""
+            if isinstance(annotated_type, T.InterfaceType) and isinstance(simple.type, T.ClassType | T.InterfaceType):
+                why_not = f"\n{annotated_type.why_not_implemented_by(simple.type)}"
             raise CompileError(f"Variable '{name}' is annotated with type {annotated_type.annotation_str()} but "
-                               f"is being assigned to a value of type {simple.type.annotation_str()}", loc)
+                               f"is being assigned to a value of type {simple.type.annotation_str()}{why_not}", loc)
         self.insert_store(name, loc, simple, annotated_type or simple.type)
 
     def _check_reassignment(self, loc, name: str, value: SugaredValue, simple: Value | None,

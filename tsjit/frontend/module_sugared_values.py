@@ -8,6 +8,8 @@ says what each name on it is (jit-overview.md "SugaredValue"; C++ ModuleValue):
     self.in_features       %2 : int = prim::Constant[value=4]()                         (constants: inlined)
     self.linear            %linear : __torch__...Linear = prim::GetAttr[name="linear"](%self)   (ModuleValue)
     self.linear(x)         %y : Tensor = prim::CallMethod[name="forward"](%linear, %x)
+    self.sub(x)            the same on `%sub : InterfaceType<I>` when the class annotates `sub: I`, a module
+                           interface (interfaces.py): a plain value, its calls dispatched at run time
     self.helper(x)         prim::CallMethod[name="helper"](%self, %x)     (compiled on first use)
     self.count = n         prim::SetAttr[name="count"](%self, %n)
 
@@ -46,6 +48,7 @@ from tsjit.frontend.resolver import (
     static_method_value,
     to_sugared_value,
 )
+from tsjit.frontend.script_class import script_properties, script_property
 from tsjit.frontend.source_range import Source
 from tsjit.frontend.sugared_value import (
     BuiltinFunction,
@@ -60,6 +63,7 @@ from tsjit.frontend.sugared_value import (
     create_tuple,
     emit_builtin_call,
     insert_node,
+    module_container_index,
     set_class_attribute,
     tuple_elements,
 )
@@ -138,7 +142,10 @@ class ModuleValue(SugaredValue):
         class_type, graph = self.class_type, emitter.graph
         if field in self.concrete_type.modules:
             value = insert_get_attr(graph, self.self_value, field, loc)
-            return ModuleValue(value, self.concrete_type.modules[field])
+            submodule = self.concrete_type.modules[field]
+            if isinstance(submodule.jit_type, T.InterfaceType):  # any module implementing it: calls dispatch
+                return SimpleValue(value)
+            return ModuleValue(value, submodule)
         if class_type.has_attribute(field):
             return SimpleValue(insert_get_attr(graph, self.self_value, field, loc))
         if field in class_type.methods:
@@ -274,11 +281,7 @@ class ModuleValue(SugaredValue):
                            "self.items(): ...'", loc)
 
     def _container_index(self, loc, emitter, index: Value, type_hint: T.Type) -> SugaredValue:
-        for name, module in self.concrete_type.modules.items():
-            if not module.jit_type.is_subtype_of(type_hint):
-                raise CompileError(f"Attribute {name} is not of annotated type {type_hint.annotation_str()}", loc)
-        node = insert_node(emitter.graph, prim.ModuleContainerIndex, [self.self_value, index], type_hint, loc)
-        return SimpleValue(node.output())
+        return SimpleValue(module_container_index(emitter.graph, loc, self.self_value, index, type_hint))
 
     def sugared_dict(self, loc, emitter) -> SugaredDict:
         """The submodules as (names, ModuleValues), each read with a prim::GetAttr now."""
@@ -568,9 +571,18 @@ class HookChecker:
             self.fail(wrong)
 
 
+def define_properties(concrete_type: ConcreteModuleType) -> None:
+    """Compile the getter and setter of every property of the module's class that TorchScript compiles, as
+    torch.jit does before any method."""
+    for name, _ in script_properties(concrete_type.py_class):
+        for method in (property_getter(concrete_type, name), property_setter(concrete_type, name)):
+            if method is not None:
+                concrete_type.jit_type.methods[method].ensure_defined()
+
+
 def property_getter(concrete_type: ConcreteModuleType, field: str) -> str | None:
-    """The getter method of property `field` (`__field_getter`), compiled on first use; None if no property."""
-    found = _script_property(concrete_type, field)
+    """The getter method of property `field` (`__field_getter`), defined on first use; None if no property."""
+    found = script_property(concrete_type.py_class, field)
     if found is None:
         return None
     define_method(concrete_type, f"__{field}_getter", found.fget)
@@ -578,18 +590,8 @@ def property_getter(concrete_type: ConcreteModuleType, field: str) -> str | None
 
 
 def property_setter(concrete_type: ConcreteModuleType, field: str) -> str | None:
-    found = _script_property(concrete_type, field)
+    found = script_property(concrete_type.py_class, field)
     if found is None or found.fset is None:
         return None
     define_method(concrete_type, f"__{field}_setter", found.fset)
     return f"__{field}_setter"
-
-
-def _script_property(concrete_type: ConcreteModuleType, field: str) -> property | None:
-    py_class = concrete_type.py_class
-    found = inspect.getattr_static(py_class, field, None)
-    if not isinstance(found, property) or found.fget is None:
-        return None
-    if field in getattr(py_class, "__jit_unused_properties__", ()) or is_ignored(found.fget):
-        return None
-    return found

@@ -26,7 +26,6 @@ from __future__ import annotations
 import ast
 import builtins
 import cmath
-import enum
 import inspect
 import math
 import threading
@@ -38,6 +37,7 @@ from typing import Any
 import torch
 
 from tsjit.errors import CompileError
+from tsjit.frontend.enum_values import enum_class_value, enum_member_value, enum_type_hook
 from tsjit.frontend.sugared_value import (
     BuiltinFunction,
     BuiltinModule,
@@ -232,12 +232,6 @@ def _named_tuple_class(obj: Any, emitter, loc) -> SugaredValue | None:
     return NamedTupleConstructor(named_tuple_type(obj, loc), dict(getattr(obj, "_field_defaults", {})))
 
 
-def _enum_value(obj: Any, emitter, loc) -> SugaredValue | None:
-    if isinstance(obj, enum.Enum):
-        raise CompileError("enum values are not supported yet", loc)
-    return None
-
-
 def _class(obj: Any, emitter, loc) -> SugaredValue | None:
     if inspect.isclass(obj):
         load_class_frontend()
@@ -276,8 +270,8 @@ def _slice_class(obj: Any, emitter, loc) -> SugaredValue | None:
 
 _OBJECT_RULES = (
     _compiled_function, _python_module, _special_form, _builtin, _exception_class, _unsupported_builtin,
-    _boolean_dispatch, _class, _named_tuple_class, _enum_value, _python_function, _infinity, _method,
-    _slice_class,
+    _boolean_dispatch, _class, _named_tuple_class, enum_class_value, enum_member_value, _python_function, _infinity,
+    _method, _slice_class,
 )
 # the module/class frontend adds `(obj, emitter, loc) -> SugaredValue | None` rules for script classes here
 CLASS_VALUE_HOOKS: list = []
@@ -684,7 +678,7 @@ _PYTHON_TYPES: dict[Any, T.Type] = {
     list: T.AnyListType.get(), tuple: T.AnyTupleType.get(),
 }
 # the module/class frontend adds `(obj, loc) -> Type | None` rules for script classes, enums, interfaces here
-TYPE_HOOKS: list = []
+TYPE_HOOKS: list = [enum_type_hook]
 
 
 def python_type_to_type(obj: Any, loc) -> T.Type | None:

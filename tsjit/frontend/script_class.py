@@ -10,6 +10,7 @@ as `self.xs: List[int] = []` types `v`). Using the class then desugars as torch.
     p.x                     %x : float = prim::GetAttr[name="x"](%p)
     p.x = 3.0                = prim::SetAttr[name="x"](%p, %3)
     p.norm()                %n : float = prim::CallMethod[name="norm"](%p)     (inlined when optimized)
+    p.r, p.r = v (property) prim::CallMethod[name="__r_getter"](%p), [name="__r_setter"](%p, %v)
     Point.origin()          prim::CallFunction of the @staticmethod, compiled as a free function
     p + q, len(p), p[i], i in p, with p:   __add__, __len__, __getitem__, __contains__, __enter__/__exit__
 
@@ -17,9 +18,9 @@ Other methods than `__init__` may only assign attributes `__init__` declared, an
 each outside control flow; class-level values (`K = 3`) cannot be read from TorchScript, and only the class's
 own body compiles (base classes are ignored), all with torch.jit's errors.
 
-At the Python boundary an instance passed to a scripted function becomes a runtime Object (its attributes
-copied), and an Object returned becomes an instance of the Python class again, as torch.jit's toIValue and
-toPyObject do.
+At the Python boundary an instance passed to a scripted function (or stored in a module attribute) becomes a
+runtime Object (its attributes copied), and an Object returned becomes an instance of the Python class again, as
+torch.jit's toIValue and toPyObject do; where an interface is expected, the instance's own class is used.
 
 The resolver reaches this module through its CLASS_VALUE_HOOKS and TYPE_HOOKS, which it fills on import.
 """
@@ -36,6 +37,7 @@ import torch
 from tsjit.errors import CompileError
 from tsjit.frontend import resolver
 from tsjit.frontend.concrete_module_type import claim_qualified_name, is_ignored, qualified_class_name
+from tsjit.frontend.interfaces import is_interface_class
 from tsjit.frontend.sugared_value import MethodValue, SimpleValue, SugaredValue, insert_node
 from tsjit.ir import types as T
 from tsjit.ir.graph import Value
@@ -57,7 +59,7 @@ _FOREIGN_MODULES = ("builtins", "typing", "enum", "abc", "collections")
 def is_script_class_candidate(obj: Any) -> bool:
     """Whether `obj` is a Python class TorchScript compiles as a script class: a class written in Python
     (every routine of it has code), not a module, container, exception, enum or typing construct."""
-    if not inspect.isclass(obj) or issubclass(obj, _NOT_SCRIPT_CLASSES) or is_ignored(obj):
+    if not inspect.isclass(obj) or issubclass(obj, _NOT_SCRIPT_CLASSES) or is_ignored(obj) or is_interface_class(obj):
         return False
     module = getattr(obj, "__module__", "") or ""
     if module.split(".")[0] in _FOREIGN_MODULES or module.startswith("torch") or _is_enum(obj):
@@ -110,19 +112,44 @@ def class_attribute_names(py_class: type) -> frozenset[str]:
 
 def _define_methods(py_class: type, class_type: T.ClassType) -> None:
     """One lazily compiled GraphFunction per method of the class body (static methods and ignored methods
-    are not methods of the ClassType)."""
+    are not methods of the ClassType), after the getter and setter methods of its properties."""
+    for name, found in script_properties(py_class):
+        getter = _define_method(class_type, f"__{name}_getter", found.fget)
+        setter = _define_method(class_type, f"__{name}_setter", found.fset) if found.fset is not None else None
+        class_type.properties[name] = (getter, setter)
+    for name, member in vars(py_class).items():
+        if inspect.isfunction(member) and not is_ignored(member):
+            _define_method(class_type, name, member)
+
+
+def _define_method(class_type: T.ClassType, name: str, function: Any) -> str:
     from tsjit.frontend.ir_emitter import GraphFunction
     from tsjit.frontend.python_ast import get_jit_def
 
-    for name, member in vars(py_class).items():
-        if not inspect.isfunction(member) or is_ignored(member):
-            continue
-        definition = get_jit_def(member, name, self_name=class_type.name)
-        defaults = {n: p.default for n, p in inspect.signature(member).parameters.items()
-                    if p.default is not inspect.Parameter.empty}
-        class_type.methods[name] = GraphFunction(f"{class_type.qualified_name}.{name}", definition,
-                                                 resolver.PythonResolver.for_function(member), defaults,
-                                                 ClassSelfBinding(class_type))
+    definition = get_jit_def(function, name, self_name=class_type.name)
+    defaults = {n: p.default for n, p in inspect.signature(function).parameters.items()
+                if p.default is not inspect.Parameter.empty}
+    class_type.methods[name] = GraphFunction(f"{class_type.qualified_name}.{name}", definition,
+                                             resolver.PythonResolver.for_function(function), defaults,
+                                             ClassSelfBinding(class_type))
+    return name
+
+
+def script_properties(py_class: type) -> list[tuple[str, property]]:
+    """The properties of a class TorchScript compiles (see script_property), by name as inspect.getmembers
+    lists them. Each compiles to methods `__<name>_getter` and `__<name>_setter`, which reading and assigning
+    the attribute call."""
+    names = [name for name, _ in inspect.getmembers(py_class, lambda member: isinstance(member, property))]
+    return [(name, found) for name in names if (found := script_property(py_class, name)) is not None]
+
+
+def script_property(py_class: type, name: str) -> property | None:
+    """Property `name` of the class, unless TorchScript leaves it to Python: named in
+    `__jit_unused_properties__`, or its getter ignored."""
+    found = inspect.getattr_static(py_class, name, None)
+    if not isinstance(found, property) or found.fget is None or is_ignored(found.fget):
+        return None
+    return None if name in getattr(py_class, "__jit_unused_properties__", ()) else found
 
 
 def _compile_methods(class_type: T.ClassType, loc) -> None:
@@ -220,14 +247,18 @@ _register_hooks()
 # ==============================================================================================================
 def contains_class(type_: T.Type) -> bool:
     """Whether values of `type_` may hold script objects (so crossing the Python boundary converts them)."""
-    if python_class_of(type_) is not None:
+    if python_class_of(type_) is not None or (isinstance(type_, T.InterfaceType) and not type_.is_module):
         return True
     return any(contains_class(t) for t in type_.contained_types())
 
 
 def to_script_value(value: Any, expected: T.Type) -> Any:
     """A Python argument for a parameter of type `expected`, instances of script classes made runtime Objects
-    with their attributes copied (recursively, as torch.jit's toIValue does); other values unchanged."""
+    with their attributes copied (recursively, as torch.jit's toIValue does); other values unchanged. Where
+    an interface is expected, the instance's own class (compiled now) must implement it."""
+    if isinstance(expected, T.InterfaceType) and is_script_class_candidate(type(value)):
+        own = script_class_type(type(value))
+        return to_script_value(value, own) if own.is_subtype_of(expected) else value
     py_class = python_class_of(expected)
     if py_class is not None and isinstance(value, py_class):
         return Object(expected, {a.name: to_script_value(getattr(value, a.name), a.type)

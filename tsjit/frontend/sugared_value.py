@@ -252,7 +252,7 @@ class SimpleValue(SugaredValue):
         return SimpleValue(emit_builtin_call(emitter.graph, loc, symbol, [self.value]))
 
     def _field(self, loc, emitter, field: str) -> SugaredValue | None:
-        """Fields of named tuples and of script classes (methods, attributes)."""
+        """Fields of named tuples, of script classes (methods, attributes) and of enums (name, value)."""
         value_type = self.value.type
         if isinstance(value_type, T.TupleType) and value_type.names and field in value_type.names:
             index = value_type.names.index(field)
@@ -262,6 +262,10 @@ class SimpleValue(SugaredValue):
             return SimpleValue(node.output())
         if isinstance(value_type, T.ClassType | T.InterfaceType):
             return class_field(self.value, loc, emitter, field)
+        if isinstance(value_type, T.EnumType):
+            from tsjit.frontend.enum_values import enum_field
+
+            return enum_field(self.value, loc, emitter, field)
         return None
 
     def has_attr(self, loc, emitter, field: str) -> bool:
@@ -289,7 +293,10 @@ class SimpleValue(SugaredValue):
         raise CompileError(f"{value_type.annotation_str()} cannot be used as a tuple", loc)
 
     def call(self, loc, emitter, args: list, kwargs: dict, n_binders: int = 1) -> SugaredValue:
-        if isinstance(self.value.type, T.ClassType):
+        value_type = self.value.type
+        if isinstance(value_type, T.InterfaceType) and value_type.is_module:
+            return self.attr(loc, emitter, "forward").call(loc, emitter, args, kwargs, n_binders)
+        if isinstance(value_type, T.ClassType | T.InterfaceType):
             return self.attr(loc, emitter, "__call__").call(loc, emitter, args, kwargs, n_binders)
         return super().call(loc, emitter, args, kwargs, n_binders)
 
@@ -305,6 +312,8 @@ class SimpleValue(SugaredValue):
             return SimpleValue(emit_builtin_call(graph, loc, aten.__getitem__, [self.value, index]))
         if value_type.is_subtype_of(T.TensorType.get()):
             return SimpleValue(emit_builtin_call(graph, loc, aten.select, [self.value, 0, index]))
+        if isinstance(value_type, T.ClassType) and value_type.is_module and type_hint is not None:
+            return SimpleValue(module_container_index(graph, loc, self.value, index, type_hint))
         if isinstance(value_type, T.ClassType):
             return self.attr(loc, emitter, "__getitem__").call(loc, emitter, [index], {}, 1)
         raise CompileError(f"'{value_type.annotation_str()}' object is not subscriptable", loc)
@@ -320,6 +329,17 @@ class SimpleValue(SugaredValue):
         raise CompileError(f"'{value_type.annotation_str()}' object is not iterable", loc)
 
 
+def module_container_index(graph, loc, container: Value, index: Value, type_hint: T.Type) -> Value:
+    """`layers[i]` on a ModuleList or ModuleDict annotated with `type_hint` (`m: I = self.layers[i]`): every
+    submodule must be of that type (say a module interface), so the index may be known only at run time."""
+    for attribute in container.type.attributes:
+        is_module = isinstance(attribute.type, T.ClassType | T.InterfaceType) and attribute.type.is_module
+        if is_module and not attribute.type.is_subtype_of(type_hint):
+            raise CompileError(f"Attribute {attribute.name} is not of annotated type {type_hint.annotation_str()}",
+                               loc)
+    return insert_node(graph, prim.ModuleContainerIndex, [container, index], type_hint, loc).output()
+
+
 # ---- script classes: the hooks the module/class frontend fills in ---------------------------------------------
 def class_field(value: Value, loc, emitter, field: str) -> SugaredValue | None:
     """`obj.field` on a script object: a bound method, or a prim::GetAttr of an attribute."""
@@ -329,7 +349,9 @@ def class_field(value: Value, loc, emitter, field: str) -> SugaredValue | None:
     if isinstance(class_type, T.ClassType) and class_type.has_attribute(field):
         node = insert_node(emitter.graph, prim.GetAttr, [value], class_type.get_attribute(field), loc)
         node.s_("name", field)
-        return SimpleValue(node.output())
+        return SimpleValue(node.output().set_debug_name(f"_{field}" if field.isdigit() else field))
+    if isinstance(class_type, T.ClassType) and field in class_type.properties:
+        return MethodValue(value, [class_type.properties[field][0]]).call(loc, emitter, [], {}, 1)
     return None
 
 
@@ -348,6 +370,12 @@ def set_class_attribute(value: Value, loc, emitter, field: str, new_value: Value
             raise CompileError("First assignment cannot be in a control-flow block. Initialize the field at the "
                                "top level first", loc)
         class_type.add_attribute(field, new_value.type)
+    if not class_type.has_attribute(field) and field in class_type.properties:
+        setter = class_type.properties[field][1]
+        if setter is None:
+            raise CompileError(f"Tried to set read-only attribute: {field}", loc)
+        MethodValue(value, [setter]).call(loc, emitter, [new_value], {}, 0)
+        return
     if not class_type.has_attribute(field):
         raise CompileError(f"Tried to set nonexistent attribute: {field}. Did you forget to initialize it in "
                            "__init__()?", loc)

@@ -22,7 +22,8 @@ def create_constant(graph, value: Any, type_=None):
 
     node = graph.create(prim.Constant)
     node.output().set_type(type_ if type_ is not None else _constant_type(value, types))
-    stored, kind = _normalize(value)
+    # a member of an enum type is kept as it is (an IntEnum member is also an int, which _normalize would store)
+    stored, kind = (value, "ival") if isinstance(type_, types.EnumType) else _normalize(value)
     if kind is not None:
         node._set_attribute(attr.value, kind, stored)
     return node

@@ -25,8 +25,9 @@ The rules, all PyTorch's:
 
 from __future__ import annotations
 
+import enum
 import math
-from typing import Any, NamedTuple
+from typing import Any
 
 import torch
 
@@ -34,6 +35,7 @@ from tsjit.errors import IRError
 from tsjit.ir import types
 from tsjit.ir.symbols import Symbol, attribute_symbol, prim
 from tsjit.ir.tensor_text import format_tensor
+from tsjit.ir.types import EnumValue
 
 SUBGRAPH = attribute_symbol("Subgraph")
 PYTHON_OP_NAME = attribute_symbol("name")
@@ -44,14 +46,6 @@ GRAPH_INPUT_SEPARATOR = ",\n      "
 ATTRIBUTE_GETTERS = {"i": "i", "f": "f", "c": "c", "s": "s", "t": "t", "g": "g", "ty": "ty", "ival": "ival",
                      "is": "is_", "fs": "fs", "cs": "cs", "ss": "ss", "ts": "ts", "gs": "gs", "tys": "tys"}
 ATTRIBUTE_SETTERS = {kind: getter + "_" for kind, getter in ATTRIBUTE_GETTERS.items()}
-
-
-class EnumValue(NamedTuple):
-    """A member of a TorchScript enum as a constant: prints as `__torch__.Color.RED`."""
-
-    enum_type: Any  # tsjit.ir.types.EnumType
-    name: str
-    value: Any
 
 
 def print_graph(graph, print_source_locations: bool = False) -> str:
@@ -290,6 +284,8 @@ def _inferable_from_members(element: types.Type) -> bool:
 
 _IVALUE_FORMATTERS: tuple[tuple[Any, Any], ...] = (
     (type(None), lambda value, _: "None"),
+    (EnumValue, lambda value, _: f"{value.enum_type.qualified_name}.{value.name}"),
+    (enum.Enum, lambda value, _: f"{types.enum_type_of_member(value).qualified_name}.{value.name}"),  # before int
     (bool, lambda value, _: "True" if value else "False"),
     (int, lambda value, _: str(value)),
     (float, lambda value, _: format_double(value)),
@@ -297,7 +293,6 @@ _IVALUE_FORMATTERS: tuple[tuple[Any, Any], ...] = (
     (str, lambda value, _: quote_string(value)),
     (torch.Tensor, lambda value, _: format_tensor(value)),
     (torch.device, lambda value, _: f"torch.device({quote_string(str(value))})"),
-    (EnumValue, lambda value, _: f"{value.enum_type.qualified_name}.{value.name}"),
     (tuple, _format_tuple),
     (list, _format_list),
     (dict, _format_dict),

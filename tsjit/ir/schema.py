@@ -27,6 +27,7 @@ read back verbatim.
 
 from __future__ import annotations
 
+import enum
 import math
 import re
 import sys
@@ -537,6 +538,10 @@ def format_value(value: Any) -> str:
     print unquoted (quote_string is for str arguments)."""
     if value is None:
         return "None"
+    if isinstance(value, enum.Enum):  # before bool: an IntEnum member is an int
+        return f"Enum<{type(value).__name__}.{value.name}>"
+    if isinstance(value, T.EnumValue):
+        return f"Enum<{value.enum_type.name}.{value.name}>"
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, float):

@@ -767,6 +767,7 @@ class ClassType(_NamedType):
         self._attributes: list[ClassAttribute] = []
         self.constants: dict[str, Any] = {}
         self.methods: dict[str, Any] = {}
+        self.properties: dict[str, tuple[str, str | None]] = {}  # name -> (getter, setter or None) method names
 
     def add_attribute(self, name: str, type: Type, is_parameter: bool = False, is_buffer: bool = False
                       ) -> int:
@@ -842,10 +843,23 @@ class InterfaceType(_NamedType):
     def is_implemented_by(self, candidate: ClassType | InterfaceType) -> bool:
         """Whether `candidate` has every method of this interface with a compatible schema; a module
         interface is only met by modules."""
+        return self.why_not_implemented_by(candidate) is None
+
+    def why_not_implemented_by(self, candidate: ClassType | InterfaceType) -> str | None:
+        """None if `candidate` implements this interface, else why not, in c10's words (for error messages)."""
+        what = "Interface" if isinstance(candidate, InterfaceType) else "Class"
         if self.is_module and not candidate.is_module:
-            return False
-        methods = self.methods.items()
-        return all(_method_fits(candidate.method_schema(name), schema) for name, schema in methods)
+            return (f"{what} '{candidate.qualified_name}' is not a subtype of the module interface "
+                    f"'{self.qualified_name}' , only ScriptModule class can be subtype of module interface.")
+        for name, schema in self.methods.items():
+            own = candidate.method_schema(name)
+            if own is None:
+                return (f"{what} '{candidate.qualified_name}' does not have method '{name}' but "
+                        f"'{self.qualified_name}' does.")
+            if not _method_fits(own, schema):
+                return (f"Method on {what.lower()} '{candidate.qualified_name}' (1) is not compatible with interface "
+                        f"'{self.qualified_name}' (2)\n  (1) {own}\n  (2) {schema}")
+        return None
 
     def is_subtype_of(self, other: Type) -> bool:
         if isinstance(other, InterfaceType):
@@ -887,6 +901,33 @@ class EnumType(_NamedType):
 
     def is_subtype_of(self, other: Type) -> bool:
         return isinstance(other, AnyEnumType) or super().is_subtype_of(other)
+
+
+@dataclass(frozen=True, repr=False)
+class EnumValue:
+    """A member of an EnumType that has no Python Enum class behind it (read from graph text or an archive):
+    prints as `__torch__.Color.RED`. Members of Python Enum classes are those classes' own members."""
+
+    enum_type: EnumType
+    name: str
+    value: Any
+
+    def __repr__(self) -> str:
+        return f"<{self.enum_type.qualified_name}.{self.name}: {self.value!r}>"
+
+
+# How type_of types a member of a Python Enum class: the frontend (tsjit.frontend.enum_values), which names and
+# checks such classes, registers `(enum class) -> EnumType` here.
+ENUM_CLASS_HOOKS: list[Callable[[type], EnumType]] = []
+
+
+def enum_type_of_member(member: enum.Enum | EnumValue) -> EnumType:
+    """The EnumType of a Python Enum member or of an EnumValue."""
+    if isinstance(member, EnumValue):
+        return member.enum_type
+    if not ENUM_CLASS_HOOKS:
+        raise TsjitError(f"cannot infer a TorchScript type for enum member {member!r}: the frontend is not loaded")
+    return ENUM_CLASS_HOOKS[0](type(member))
 
 
 # ---------------------------------------------------------------------------------------------- unification
@@ -995,8 +1036,9 @@ def type_of(value: Any) -> Type:
 
     Tensors get complete TensorTypes, also inside tuples; list and dict element types drop tensor
     refinements, as their contents may change. dtypes, layouts, memory formats and qschemes are ints, as in
-    TorchScript. Raises TsjitError for values TorchScript has no type for, for empty lists and dicts (whose
-    element type cannot be known) and for lists or dicts whose elements do not unify.
+    TorchScript; enum members have their EnumType (but IntEnum members are ints). Raises TsjitError for values
+    TorchScript has no type for, for empty lists and dicts (whose element type cannot be known) and for lists
+    or dicts whose elements do not unify.
     """
     for python_types, rule in _VALUE_RULES:
         if isinstance(value, python_types):
@@ -1028,6 +1070,8 @@ _VALUE_RULES: tuple[tuple[type | tuple[type, ...], Callable[[Any], Type]], ...] 
     (float, lambda _: FloatType.get()),
     (complex, lambda _: ComplexType.get()),
     (str, lambda _: StringType.get()),
+    # after int and str: members of IntEnum (and str-mixin) classes are ints (strs), as torch.jit infers them
+    ((enum.Enum, EnumValue), enum_type_of_member),
     (type(None), lambda _: NoneType.get()),
     (torch.device, lambda _: DeviceType.get()),
     ((torch.dtype, torch.layout, torch.memory_format, torch.qscheme), lambda _: IntType.get()),

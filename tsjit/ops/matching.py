@@ -39,11 +39,13 @@ from tsjit.ir.symbols import Symbol, aten, prim
 from tsjit.ir.types import (
     AwaitType,
     BoolType,
+    ClassType,
     ComplexType,
     DeviceType,
     DictType,
     FloatType,
     FutureType,
+    InterfaceType,
     IntType,
     ListType,
     NoneType,
@@ -540,6 +542,8 @@ def _type_mismatch_message(argument: Argument, actual: Type) -> str:
         message += ("Empty lists default to List[Tensor]. Add a variable annotation to the assignment to "
                     "create an empty list of another type (torch.jit.annotate(List[T, []]) where T is the "
                     "type of elements in the list for Python 2)\n")
+    if isinstance(argument.type, InterfaceType) and isinstance(actual, ClassType | InterfaceType):
+        message += f"{argument.type.why_not_implemented_by(actual)}\n"
     return message
 
 

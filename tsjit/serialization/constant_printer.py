@@ -11,6 +11,7 @@ passes itself as `print_member`, so members of containers are checked too.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from typing import Any
 
@@ -54,6 +55,8 @@ def format_constant(print_member: MemberPrinter, value: Any, static_type: T.Type
     """IValue::repr of a constant whose members may still go to the constant table."""
     if value is None:
         return "None"
+    if isinstance(value, EnumValue | enum.Enum):  # an IntEnum member is also an int
+        return f"{T.enum_type_of_member(value).qualified_name}.{value.name}"
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, int):
@@ -66,8 +69,6 @@ def format_constant(print_member: MemberPrinter, value: Any, static_type: T.Type
         return quote_string(value)
     if isinstance(value, torch.device):
         return f"torch.device({quote_string(str(value))})"
-    if isinstance(value, EnumValue):
-        return f"{value.enum_type.qualified_name}.{value.name}"
     return _format_container(print_member, value, static_type)
 
 

@@ -170,13 +170,15 @@ def wrap_module(root: Any, class_hooks) -> Any:
     its forward hooks; `class_hooks(class_type)` gives (pre-hooks, hooks)."""
     from tsjit.api.module import RecursiveScriptModule
     from tsjit.frontend.concrete_module_type import ConcreteModuleType
+    from tsjit.runtime.objects import Object
 
     concrete_type = ConcreteModuleType(torch.nn.Module)
     concrete_type.jit_type = root.type
     concrete_type.methods_compiled = True
     concrete_type.pre_hook_functions, concrete_type.hook_functions = class_hooks(root.type)
-    submodules = {a.name: wrap_module(getattr(root, a.name), class_hooks) for a in root.type.attributes
-                  if isinstance(a.type, T.ClassType) and a.type.is_module}
+    values = {name: getattr(root, name) for name in root.type.attribute_names}
+    submodules = {name: wrap_module(value, class_hooks) for name, value in values.items()  # interface-typed too
+                  if isinstance(value, Object) and value.type.is_module}
     return RecursiveScriptModule(root, concrete_type, submodules)
 
 

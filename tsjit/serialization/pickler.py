@@ -123,6 +123,8 @@ class Pickler:
     def _push_value(self, value: Any, type_: T.Type) -> None:
         if value is None:
             self.out += NONE
+        elif isinstance(type_, T.EnumType):  # first: an IntEnum member is also an int
+            self.push_enum(value, type_)
         elif isinstance(value, bool):
             self.out += NEWTRUE if value else NEWFALSE
         elif isinstance(value, int):
@@ -151,8 +153,6 @@ class Pickler:
             self.push_device(value)
         elif isinstance(getattr(value, "type", None), T.ClassType):
             self.push_object(value)
-        elif isinstance(type_, T.EnumType):
-            self.push_enum(value, type_)
         else:
             raise SerializationError(f"cannot pickle a value of Python type '{type(value).__name__}'")
 

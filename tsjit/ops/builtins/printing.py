@@ -16,7 +16,7 @@ from typing import Any
 import torch
 
 from tsjit.ir.tensor_text import format_general, legacy_print
-from tsjit.ir.types import ClassType, dtype_name
+from tsjit.ir.types import ClassType, EnumValue, dtype_name
 
 
 def ivalue_str(value: Any) -> str:
@@ -80,6 +80,7 @@ _PRINTERS: dict[type, Callable[[Any], str]] = {
     list: lambda value: "[" + ", ".join(ivalue_str(v) for v in value) + "]",
     dict: _dict_str,
     torch.device: str,
+    EnumValue: lambda value: f"Enum<{value.enum_type.name}.{value.name}>",
 }
 _SUBCLASS_PRINTERS: tuple[tuple[type, Callable[[Any], str]], ...] = (
     (torch.Tensor, tensor_str),

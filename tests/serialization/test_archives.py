@@ -177,21 +177,23 @@ KNOWN_CODE_DIFFERENCES = {
     "transformer_encoder_layer_norm_first_gelu_train": "the same multi-line string literal",
     "methods_calling_methods_eval": "torch.jit.save leaves out the exported method `exported`",
     "methods_calling_methods_train": "torch.jit.save leaves out the exported method `exported`",
-    "property": "torch.jit compiles a property getter before `forward`, tsjit after it",
 }
 
 
-def normalized_code(data: bytes) -> dict[str, str]:
-    """Code files with mangling numbers removed and `Final` constants sorted: torch orders constants by
-    iterating a Python set, so their order changes from process to process."""
+def normalized_code(data: bytes) -> list[tuple[str, str]]:
+    """(file, code) pairs with mangling removed and `Final` constants sorted. A class whose name was mangled
+    (because one of the two compilers met another class of that name earlier in the process) is written to
+    `<module>/___torch_mangle_N.py` instead of `<module>.py`; torch orders constants by iterating a Python set, so
+    their order changes from process to process."""
     archive = zipfile.ZipFile(io.BytesIO(data))
-    files = {}
+    files = []
     for name in archive.namelist():
         if name.endswith(".py"):
-            text = re.sub(r"___torch_mangle_\d+", "M", archive.read(name).decode())
-            files[re.sub(r"___torch_mangle_\d+", "M", name.split("/", 1)[1])] = re.sub(
-                r"(?m)(^ *\w+ : Final\[.*\n)+", lambda m: "".join(sorted(m.group(0).splitlines(True))), text)
-    return files
+            text = re.sub(r"___torch_mangle_\d+\.?", "", archive.read(name).decode())
+            path = re.sub(r"/___torch_mangle_\d+\.py$", ".py", name.split("/", 1)[1])
+            files.append((path, re.sub(r"(?m)(^ *\w+ : Final\[.*\n)+",
+                                       lambda m: "".join(sorted(m.group(0).splitlines(True))), text)))
+    return sorted(files)
 
 
 def code_params():

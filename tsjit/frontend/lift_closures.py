@@ -33,18 +33,20 @@ Cleanup = Callable[[Graph], None]
 
 def lift_closures(graph: Graph, cleanup: Cleanup) -> bool:
     """Lift every closure of `graph` (those nested in closures are lifted by `cleanup` of the lifted graph)."""
-    return _lift_in_block(graph.block, cleanup)
+    return _rewrite_in_block(graph.block, lambda n: n.kind is prim.Closure and bool(n.blocks),
+                             lambda n: _lift_closure(n, cleanup))
 
 
-def _lift_in_block(block: Block, cleanup: Cleanup) -> bool:
+def _rewrite_in_block(block: Block, matches: Callable[[Node], bool], rewrite: Callable[[Node], None]) -> bool:
+    """Rewrite every node that matches, looking inside the blocks of those that do not."""
     changed = False
     for node in list(block.nodes()):
-        if node.kind is prim.Closure and node.blocks:
-            _lift_closure(node, cleanup)
+        if matches(node):
+            rewrite(node)
             changed = True
         else:
             for inner in node.blocks:
-                changed |= _lift_in_block(inner, cleanup)
+                changed |= _rewrite_in_block(inner, matches, rewrite)
     return changed
 
 
@@ -78,19 +80,8 @@ def _lift_closure(closure: Node, cleanup: Cleanup) -> None:
 
 def inline_forked_closures(graph: Graph, cleanup: Cleanup) -> bool:
     """Every `prim::forkClosure` of `graph` becomes a prim::fork of the captured values."""
-    return _inline_in_block(graph.block, cleanup)
-
-
-def _inline_in_block(block: Block, cleanup: Cleanup) -> bool:
-    changed = False
-    for node in list(block.nodes()):
-        if node.kind is prim.forkClosure:
-            _inline_forked_closure(node, cleanup)
-            changed = True
-        else:
-            for inner in node.blocks:
-                changed |= _inline_in_block(inner, cleanup)
-    return changed
+    return _rewrite_in_block(graph.block, lambda n: n.kind is prim.forkClosure,
+                             lambda n: _inline_forked_closure(n, cleanup))
 
 
 def _inline_forked_closure(fork_closure: Node, cleanup: Cleanup) -> None:

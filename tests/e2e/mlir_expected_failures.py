@@ -72,6 +72,11 @@ IREE_WHILE = ("IREE 3.13 cannot compile torch-mlir's scf.while carrying a tensor
 IREE_SORT = "IREE cannot legalize the tm_tensor.sort torch-mlir emits for sort / topk"
 IREE_TOPK = "IREE rejects chlo.top_k with i64 indices (it infers i32)"
 RANDOM = "training-mode dropout draws random numbers: IREE's generator differs from eager's"
+IDENTITY_AT_RUN_TIME = ("`query is key` on two tensor arguments (aten::__is__) is decided at run time; no backend "
+                        "lowers it")
+FAST_PATH = ("the inference fast path is taken (compiled programs compute no gradients, so its checks pass) and calls "
+             "aten::_transformer_encoder_layer_fwd, which torch-mlir has no op for")
+EMBEDDING_BAG = "torch-mlir has no lowering of aten::embedding_bag.padding_idx to any backend"
 EMBEDDING_RENORM = ("Embedding(max_norm) renormalizes its weight in place before the lookup (embedding_renorm_ on "
                     "the attribute), which the compiled program does not reproduce")
 HOOKS = "forward hooks run in the module's __call__, not in the compiled forward method"
@@ -83,7 +88,7 @@ _EVERY_BACKEND: dict[str, str] = {
     'function:augmented_assignment': ALIASED_WRITE,
     'function:bitwise_on_tensors': _no_op('aten::__xor__'),
     'function:comprehension_over_tensor_list': LIST_MUTATION,
-    'function:device_and_dtype_arguments': _no_op('prim::type'),
+    'function:device_and_dtype_arguments': STR_RESULT,
     'function:dict_annotated': _dicts('aten::values'),
     'function:dict_comprehension': _dicts('aten::_set_item'),
     'function:dict_constructor': _dicts('aten::dict'),
@@ -95,13 +100,13 @@ _EVERY_BACKEND: dict[str, str] = {
     'function:exit_transform_raise': _no_op('aten::sqrt'),
     'function:float_arith': _no_op('aten::floordiv'),
     'function:functional_distances': _no_op('aten::pairwise_distance'),
-    'function:functional_embedding_bag': SHAPE_REFINEMENT,
+    'function:functional_embedding_bag': EMBEDDING_BAG,
     'function:functional_grid_sample': _no_op('aten::affine_grid_generator'),
     'function:functional_interpolate': LIST_MUTATION,
     'function:functional_interpolate_modes': LIST_MUTATION,
     'function:functional_losses': _no_op('aten::smooth_l1_loss'),
     'function:functional_more_losses': _no_op('aten::nll_loss_nd'),
-    'function:functional_multi_head_attention': _no_op('aten::sqrt'),
+    'function:functional_multi_head_attention': IDENTITY_AT_RUN_TIME,
     'function:functional_norms': CRASH,
     'function:fork_and_wait': FORK,
     'function:forks_in_a_loop': FORK,
@@ -134,9 +139,8 @@ _EVERY_BACKEND: dict[str, str] = {
     'function:tensor_index_assign': ALIASED_WRITE,
     'function:tensor_index_put': ALIASED_WRITE,
     'function:tensor_item': ITEM,
-    'function:tensor_properties': _no_op('prim::is_cuda'),
     'function:tensor_to_number': ITEM,
-    'function:torch_functional_module': _no_op('prim::type'),
+    'function:torch_functional_module': _no_op('aten::cdist'),
     'function:torch_functional_split': SHAPE_FUNCTION,
     'function:tuple_input': _no_op('aten::add'),
     'function:two_optionals': OPTIONAL_TENSOR_ARGUMENT,
@@ -149,20 +153,13 @@ _EVERY_BACKEND: dict[str, str] = {
     'module:embedding_max_norm': EMBEDDING_RENORM,
     'module:fork_submodule_and_method': FORK,
     'module:forward_hook_on_top_module': HOOKS,
-    'module:gru': _no_op('aten::gru'),
-    'module:gru_with_state': _no_op('aten::gru'),
     'module:ignored_method': PYTHON_OP,
-    'module:lstm': _no_op('aten::lstm'),
-    'module:lstm_dropout_train': _no_op('aten::lstm'),
-    'module:lstm_two_layers_bidirectional_batch_first': _no_op('aten::lstm'),
-    'module:lstm_with_state': _no_op('aten::lstm'),
-    'module:multihead_attention': _no_op('prim::type'),
+    'module:lstm_dropout_train': RANDOM,
     'module:multihead_attention_key_padding_mask': SHAPE_REFINEMENT,
-    'module:sequential_transformer_stack': _no_op('prim::type'),
     'module:set_attributes': STATE_WRITTEN,
-    'module:transformer_encoder': _no_op('prim::is_nested'),
-    'module:transformer_encoder_layer': _no_op('prim::type'),
-    'module:transformer_encoder_layer_norm_first_gelu_train': SHAPE_REFINEMENT,
+    'module:transformer_encoder': FAST_PATH,
+    'module:transformer_encoder_layer': OPTIONAL_TENSOR_ARGUMENT,
+    'module:transformer_encoder_layer_norm_first_gelu_train': OPTIONAL_TENSOR_ARGUMENT,
 }
 
 _LINALG: dict[str, str] = {
@@ -213,11 +210,10 @@ _TOSA: dict[str, str] = {
     'function:early_return': TOSA_SCALARS,
     'function:early_return_in_nested_loops': TOSA_SCALARS,
     'function:enumerate_start': TOSA_SCALARS,
-    'function:enumerate_zip': CONTROL_FLOW,
     'function:exit_transform_continue': TOSA_SCALARS,
     'function:for_with_break_uses_counter': TOSA_SCALARS,
     'function:functional_activations': TOSA_F64,
-    'function:functional_batch_norm_training': CONTROL_FLOW,
+    'function:functional_batch_norm_training': TOSA_F64,
     'function:functional_cross_entropy': TOSA_F64,
     'function:functional_max_pool2d_indices': _no_lowering('tosa', 'torch.aten.max_pool2d_with_indices'),
     'function:functional_softmin_and_dtype': TOSA_SCALARS,
@@ -251,7 +247,6 @@ _TOSA: dict[str, str] = {
     'function:return_in_loop': TOSA_SCALARS,
     'function:scalar_tensor_builtins': TOSA_F64,
     'function:seed_if_else': TOSA_SCALARS,
-    'function:seed_loop': CONTROL_FLOW,
     'function:shadowed_builtin_names': TOSA_SCALARS,
     'function:simple_lstm': TOSA_SCALARS,
     'function:starred_unpack': TOSA_SCALARS,
@@ -260,6 +255,7 @@ _TOSA: dict[str, str] = {
     'function:tensor_factories': TOSA_F64,
     'function:tensor_indexing': _no_lowering('tosa', 'torch.aten.slice.Tensor'),
     'function:tensor_list_indexing': _no_lowering('tosa', 'torch.aten.chunk'),
+    'function:tensor_properties': TOSA_SCALARS,
     'function:tensor_reductions': TOSA_F64,
     'function:tensor_scalar_mixed': _no_lowering('tosa', 'torch.aten.mul.Scalar'),
     'function:tensor_tolist': TOSA_SCALARS,
@@ -274,6 +270,7 @@ _TOSA: dict[str, str] = {
     'function:while_true_break': TOSA_SCALARS,
     'function:while_with_complex_condition': TOSA_SCALARS,
     'module:dropout_train': TOSA_F64,
+    'module:lstm_dropout_train': TOSA_F64,
     'module:sequential_mlp_train': TOSA_F64,
     'module:tuple_result_keyword_call': TOSA_SCALARS,
     'module:unused_method': TOSA_SCALARS,
@@ -288,10 +285,8 @@ _STABLEHLO: dict[str, str] = {
     'function:early_return': CONTROL_FLOW,
     'function:early_return_in_nested_loops': STABLEHLO_SCALARS,
     'function:enumerate_start': STABLEHLO_SCALARS,
-    'function:enumerate_zip': STABLEHLO_SCALARS,
     'function:exit_transform_continue': STABLEHLO_SCALARS,
     'function:for_with_break_uses_counter': STABLEHLO_SCALARS,
-    'function:functional_batch_norm_training': STABLEHLO_SCALARS,
     'function:functional_max_pool2d_indices': _no_lowering('stablehlo', 'stablehlo.reduce_window'),
     'function:functional_softmin_and_dtype': STABLEHLO_SCALARS,
     'function:functional_unfold_fold': STABLEHLO_SCALARS,
@@ -314,7 +309,6 @@ _STABLEHLO: dict[str, str] = {
     'function:optional_reassign': STABLEHLO_SCALARS,
     'function:return_in_loop': STABLEHLO_SCALARS,
     'function:seed_if_else': CONTROL_FLOW,
-    'function:seed_loop': STABLEHLO_SCALARS,
     'function:shadowed_builtin_names': STABLEHLO_SCALARS,
     'function:simple_lstm': STABLEHLO_SCALARS,
     'function:sort_and_topk': IREE_TOPK,

@@ -386,3 +386,124 @@ def test_without_loop_unrolling_only_constant_ifs_go():
     graph = graph_of(NESTED)
     assert eliminate_static_control_flow(graph, unroll_loops=False) is False
     assert prim.Loop in kinds(graph)
+
+
+# ---- values a compiled program knows ---------------------------------------------------------------------------
+DEVICE_CHECK = """
+graph(%x : Tensor):
+  %cpu : str = prim::Constant[value="cpu"]()
+  %cuda : str = prim::Constant[value="cuda"]()
+  %d : Device = prim::device(%x)
+  %t : str = prim::type(%d)
+  %kinds : str[] = prim::ListConstruct(%cpu, %cuda)
+  %ok : bool = aten::__contains__(%kinds, %t)
+  %nested : bool = prim::is_nested(%x)
+  %on_gpu : bool = prim::is_cuda(%x)
+  %grad : bool = aten::is_grad_enabled()
+  %r : (bool, bool, bool, bool) = prim::TupleConstruct(%ok, %nested, %on_gpu, %grad)
+  return (%r)
+"""
+
+
+def test_device_checks_and_grad_mode_fold_to_constants():
+    graph = graph_of(DEVICE_CHECK)
+    assert prepare.fold_tensor_properties(graph, torch.device("cpu"))
+    assert not prepare.fold_tensor_properties(graph, torch.device("cpu"))
+    assert prepare.remove_grad_mode_contexts(graph)
+    eliminate_static_control_flow(graph)
+    prepare.remove_unused_nodes(graph)
+    graph.lint()
+    assert kinds(graph) == [prim.Constant] * 4 + [prim.TupleConstruct]
+    assert run_graph(graph, torch.randn(2), optimize=False) == (True, False, False, False)
+
+
+def test_list_literals_fold_only_when_nothing_writes_them():
+    text = """
+graph(%x : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %read : int[] = prim::ListConstruct(%one, %two)
+  %written : int[] = prim::ListConstruct(%one)
+  %n : int = aten::len(%read)
+  %w : int[] = aten::append(%written, %two)
+  %m : int = aten::len(%written)
+  %r : (int, int) = prim::TupleConstruct(%n, %m)
+  return (%r)"""
+    graph = graph_of(text)
+    assert eliminate_static_control_flow(graph)
+    assert run_graph(graph, torch.randn(1), optimize=False) == (2, 2)
+    assert kinds(graph).count(aten.len) == 1
+
+
+def test_identity_tests_of_a_value_with_itself_and_tuple_elements_fold():
+    text = """
+graph(%x : Tensor, %y : Tensor):
+  %same : bool = aten::__isnot__(%x, %x)
+  %other : bool = aten::__is__(%x, %y)
+  %zero : int = prim::Constant[value=0]()
+  %t : (bool, int) = prim::TupleConstruct(%same, %zero)
+  %a : bool, %b : int = prim::TupleUnpack(%t)
+  %c : int = aten::add(%b, %zero)
+  %r : (bool, bool, int) = prim::TupleConstruct(%a, %other, %c)
+  return (%r)"""
+    graph = graph_of(text)
+    assert eliminate_static_control_flow(graph)
+    x = torch.randn(1)
+    assert run_graph(graph, x, x, optimize=False) == (False, True, 0)
+    assert aten.__isnot__ not in kinds(graph) and aten.__is__ in kinds(graph) and aten.add not in kinds(graph)
+
+
+SIZE_CHECK = """
+graph(%x : Tensor):
+  %zero : int = prim::Constant[value=0]()
+  %three : int = prim::Constant[value=3]()
+  %expected : int[] = prim::ListConstruct(%three, %three)
+  %sizes : int[] = aten::size(%x)
+  %wrong : bool = aten::ne(%sizes, %expected)
+  %n : int = aten::size(%x, %zero)
+  %r : Tensor = prim::If(%wrong)
+    block0():
+      %y : Tensor = aten::mul(%x, %n)
+      -> (%y)
+    block1():
+      -> (%x)
+  return (%r)
+"""
+
+
+def test_sizes_and_dtypes_the_refined_types_state_become_constants():
+    from tsjit.mlir.unroll import fold_static_types
+
+    x = torch.randn(2, 3)
+    graph = refined(SIZE_CHECK, x)
+    assert fold_static_types(graph) and not fold_static_types(graph)
+    assert aten.size not in kinds(graph)
+    eliminate_static_control_flow(graph, unroll_loops=False)
+    assert prim.If not in kinds(graph)
+    assert_close(run_graph(graph, x, optimize=False), x * 2)
+
+
+def test_dtype_of_a_refined_tensor_becomes_a_constant():
+    from tsjit.mlir.unroll import fold_static_types
+
+    text = """
+graph(%x : Tensor):
+  %d : int = prim::dtype(%x)
+  return (%d)"""
+    x = torch.randn(2, dtype=torch.float64)
+    graph = refined(text, x)
+    assert fold_static_types(graph) and kinds(graph) == [prim.Constant]
+    assert run_graph(graph, x, optimize=False) == run_graph(graph_of(text), x, optimize=False)
+
+
+def test_sizes_are_not_folded_where_an_op_changes_sizes_in_place():
+    text = """
+graph(%x : Tensor):
+  %zero : int = prim::Constant[value=0]()
+  %u : Tensor = aten::unsqueeze_(%x, %zero)
+  %n : int = aten::size(%x, %zero)
+  %y : Tensor = aten::mul(%x, %n)
+  return (%y)"""
+    options = prepare.Options(value_semantics=False)
+    program = prepare.prepare_function(graph_of(text), [torch.randn(2, 3)], options)
+    assert aten.size in kinds(program.graph)

@@ -11,7 +11,8 @@
 - `script_objects`: tsjit ScriptModules (`tsjit.script(nn_module)`) -> ModuleValue, so `compile` takes them.
 - `shapes`: tensor types refined by running the graph on meta tensors (torch-mlir does not see through
   control flow).
-- `prepare`: the rewrites that let torch-mlir's pipelines accept what TorchScript emits, each with its reason.
+- `prepare`: the rewrites that let torch-mlir's pipelines accept what TorchScript emits, each with its reason
+  (also in `remove_mutation`, `loops`, `unroll`, and `rnn`: LSTM / GRU / RNN layers unrolled into aten ops).
 - `pipelines`: `compile`, running torch-mlir's pass pipelines and naming the op that blocks a failure.
 - `iree`: compile a lowered module with IREE and call it with torch tensors.
 """

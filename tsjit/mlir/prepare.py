@@ -28,6 +28,8 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
 - `remove_prints`: `prim::Print` and `aten::warn` have no lowering; compiled programs do not print or warn.
 - `remove_grad_mode_contexts`: `with torch.no_grad():` creates a script object and enters and exits it
   (prim::CreateObject, Enter, Exit), which have no lowering; compiled programs compute no gradients anyway.
+  For the same reason `torch.is_grad_enabled()` (no op either; nn.MultiheadAttention's fast-path checks call
+  it) is False.
 - `scalars_to_scalar_tensors`: `torch.tensor(3)` (`aten::tensor.int`, `.float`, `.bool`; TorchScript emits it
   for `y[0] = 3`) has no lowering, while `aten::scalar_tensor` has one.
 - `reject_list_mutation_in_control_flow`: torch-mlir does not follow a list mutated inside a loop or branch
@@ -35,6 +37,11 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   empty list) or leaves a module that crashes the MLIR printer (a segmentation fault, seen with
   `torch.cat(out), len(out)`). Such programs are refused with an error naming the node, before torch-mlir runs;
   loops decided at compile time are unrolled first (for every backend), which removes many of them.
+- `fold_tensor_properties`: `prim::type` (`x.device.type`, which nn.MultiheadAttention's fast-path checks read),
+  `prim::is_cuda` and `prim::is_nested` have no op. A compiled program runs on one device, so
+  `prim::device(%t)` becomes the examples' device (cpu without example tensors), `prim::type` of a constant
+  device its string and `is_cuda` whether that device is cuda; the torch dialect has no nested tensors, so
+  `is_nested` is False. The comparisons on them then fold (tsjit/mlir/unroll.py).
 - `remove_profiling`: `prim::profile` (graphs recorded by the profiling executor) forwards its input.
 - `remove_mutation` (tsjit/mlir/remove_mutation.py): in-place ops on tensors nobody else observes become
   out-of-place, so that the program can be imported with value semantics.
@@ -54,6 +61,9 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
 - private attributes and methods: see tsjit/mlir/objects.py, where the object graph is written.
 
 Tensor types are refined by tsjit.mlir.shapes, because torch-mlir does not infer types through control flow.
+With refined types, recurrent layers are unrolled (`decompose_recurrent_layers`, tsjit/mlir/rnn.py: torch-mlir has
+no op for `aten::lstm` / `aten::gru`) and sizes and dtypes the types state become constants
+(`fold_static_types`, tsjit/mlir/unroll.py), after which static control flow is removed again.
 """
 
 from __future__ import annotations
@@ -72,8 +82,9 @@ from tsjit.mlir import shapes
 from tsjit.mlir.loops import canonicalize_loops
 from tsjit.mlir.objects import ModuleValue, Slot, instances
 from tsjit.mlir.remove_mutation import remove_mutation
+from tsjit.mlir.rnn import decompose_recurrent_layers
 from tsjit.mlir.types import TensorAnnotation, annotation_from
-from tsjit.mlir.unroll import eliminate_static_control_flow
+from tsjit.mlir.unroll import changes_tensor_metadata, eliminate_static_control_flow, fold_static_types
 
 BACKENDS_WITH_ASSERTS = frozenset({"torch", "linalg-on-tensors"})
 BACKENDS_WITHOUT_CONTROL_FLOW = frozenset({"tosa", "stablehlo"})
@@ -112,9 +123,9 @@ def prepare_function(graph: Graph, examples: Sequence, options: Options) -> Prep
     flatten_tuple_inputs(graph)
     flatten_tuple_result(graph)
     _specialize_inputs(graph, flat)
-    _rewrite(graph, options)
+    _rewrite(graph, options, _device_of(flat))
     arguments = [_abstract_argument(v.type, e) for v, e in zip(graph.inputs, flat)]
-    _refine([graph], graph, arguments)
+    _refine([graph], graph, arguments, options)
     annotations = [annotation_from(e) for e in flat]
     return PreparedProgram(graph, None, _value_semantics([graph], options), annotations, result_type)
 
@@ -138,10 +149,10 @@ def prepare_module(root: ModuleValue, method: str, examples: Sequence, options: 
         flatten_tuple_result(entry)
     _specialize_inputs(entry, flat)
     for graph in graphs:
-        _rewrite(graph, options)
+        _rewrite(graph, options, _device_of(flat))
     arguments = [shapes.Abstract(root, True)] + [_abstract_argument(v.type, e)
                                                  for v, e in zip(entry.inputs[1:], flat[1:])]
-    _refine(graphs, entry, arguments)
+    _refine(graphs, entry, arguments, options)
     annotations = [annotation_from(e) for e in flat]
     return PreparedProgram(entry, root, _value_semantics(graphs, options), annotations, result_type)
 
@@ -157,9 +168,10 @@ def _value_semantics(graphs: Sequence[Graph], options: Options) -> bool:
     return True
 
 
-def _rewrite(graph: Graph, options: Options) -> None:
+def _rewrite(graph: Graph, options: Options, device: torch.device) -> None:
     """The rewrites that do not need refined types, in an order where each one's output suits the next."""
     remove_profiling(graph)
+    fold_tensor_properties(graph, device)
     remove_grad_mode_contexts(graph)
     remove_prints(graph)
     replace_raising_branches(graph, checks=options.checks)
@@ -173,9 +185,20 @@ def _rewrite(graph: Graph, options: Options) -> None:
     reject_list_mutation_in_control_flow(graph)
 
 
-def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstract]) -> None:
-    """Refine types; select-Ifs are found with refined types, and what replaces them is refined again."""
+def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstract], options: Options) -> None:
+    """Refine types. Recurrent layers (unrolled over their refined sequence length), static sizes and select-Ifs
+    are found with refined types, and what replaces them is refined again."""
     shapes.refine_types(entry, arguments)
+    if any([decompose_recurrent_layers(graph) for graph in graphs]):
+        for graph in graphs:
+            remove_unused_nodes(graph)
+        shapes.refine_types(entry, arguments)
+    if not any(changes_tensor_metadata(graph) for graph in graphs) and \
+            any([fold_static_types(graph) for graph in graphs]):
+        for graph in graphs:
+            eliminate_static_control_flow(graph, unroll_loops=options.unroll)
+            remove_unused_nodes(graph)
+        shapes.refine_types(entry, arguments)
     if any([select_ifs_to_where(graph) for graph in graphs]):
         shapes.refine_types(entry, arguments)
     for graph in graphs:
@@ -419,7 +442,8 @@ _GRAD_MODES = frozenset({"__torch__.torch.autograd.grad_mode.no_grad",
 
 
 def remove_grad_mode_contexts(graph: Graph) -> bool:
-    """Delete `no_grad()` / `enable_grad()` objects with their `__init__` call, Enter and Exit:
+    """Delete `no_grad()` / `enable_grad()` objects with their `__init__` call, Enter and Exit, and answer
+    `aten::is_grad_enabled()` with False:
 
         %g : __torch__...no_grad = prim::CreateObject()
         %n : NoneType = prim::CallMethod[name="__init__"](%g)      ->    (nothing)
@@ -433,7 +457,9 @@ def remove_grad_mode_contexts(graph: Graph) -> bool:
                 use.user.destroy()
         if not node.has_uses():
             node.destroy()
-    return bool(objects)
+    grad_mode = _replace_by_constant(graph, [n for n in graph.all_nodes() if n.kind is aten.is_grad_enabled],
+                                     lambda node: False)
+    return bool(objects) or grad_mode
 
 
 _DEFAULT_DTYPES = {ts.IntType: torch.int64, ts.FloatType: torch.float32, ts.BoolType: torch.bool}
@@ -480,6 +506,33 @@ def reject_list_mutation_in_control_flow(graph: Graph) -> bool:
         raise MLIRError(f"{node.kind} writes a list inside a loop or branch that does not run a fixed number of "
                         f"times; torch-mlir cannot follow list mutation through control flow:\n{node}")
     return False
+
+
+def fold_tensor_properties(graph: Graph, device: torch.device) -> bool:
+    """`prim::device(%t)` -> the constant `device`, `prim::is_cuda(%t)` -> whether it is cuda,
+    `prim::is_nested(%t)` -> False; then `prim::type(%d)` of a constant device -> its type:
+
+        %d : Device = prim::device(%x)                  %d : Device = prim::Constant[value="cpu"]()
+        %s : str = prim::type(%d)               ->      %s : str = prim::Constant[value="cpu"]()
+    """
+    known = {prim.device: device, prim.is_cuda: device.type == "cuda", prim.is_nested: False}
+    changed = _replace_by_constant(graph, [n for n in graph.all_nodes() if n.kind in known],
+                                   lambda node: known[node.kind])
+    types = [n for n in graph.all_nodes() if n.kind is prim.type and n.input().node.kind is prim.Constant]
+    return _replace_by_constant(graph, types, lambda node: constant_value(node.input().node).type) or changed
+
+
+def _replace_by_constant(graph: Graph, nodes: list[Node], value_of) -> bool:
+    for node in nodes:
+        with graph.insert_point_guard(node):
+            node.output().replace_all_uses_with(graph.insert_constant(value_of(node)))
+        node.destroy()
+    return bool(nodes)
+
+
+def _device_of(examples: Sequence) -> torch.device:
+    """The device of the first example tensor, cpu without one."""
+    return next((e.device for e in examples if isinstance(e, torch.Tensor)), torch.device("cpu"))
 
 
 def remove_profiling(graph: Graph) -> bool:

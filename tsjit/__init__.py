@@ -6,6 +6,7 @@ The public API is named like torch.jit. Parts load on first use, so `import tsji
     @tsjit.interface                          # a class of method declarations -> an interface type
     tsjit.trace(fn_or_module, example_inputs) # a recorded run -> ScriptFunction / ScriptModule
     tsjit.save(module, path) / tsjit.load(path)
+    tsjit.freeze(module) / tsjit.optimize_for_inference(module)   # attributes as constants, folded
     tsjit.parse_ir(text)                      # TorchScript graph text -> Graph
     tsjit.run_graph(graph, *args)             # run any graph with the interpreter
     tsjit.register_operator(schema, fn)       # open operator registration
@@ -24,6 +25,7 @@ _LAZY = {
     "script": "tsjit.api", "ScriptFunction": "tsjit.api", "ScriptModule": "tsjit.api",
     "RecursiveScriptModule": "tsjit.api", "CompilationUnit": "tsjit.api", "annotate": "tsjit.api",
     "ignore": "tsjit.api", "unused": "tsjit.api", "export": "tsjit.api", "interface": "tsjit.api",
+    "freeze": "tsjit.api.freeze", "optimize_for_inference": "tsjit.api.freeze", "Final": "typing",
     "trace": "tsjit.api.trace", "trace_module": "tsjit.api.trace", "TracingCheckError": "tsjit.api.trace",
     "TracerWarning": "tsjit.frontend.tracer",
     "save": "tsjit.serialization", "load": "tsjit.serialization",

@@ -133,11 +133,14 @@ class AliasDb:
     """Aliasing and mutation facts of one graph, and the node moves they allow.
 
     The database describes the graph as it was built; a pass that rewires values tells it with
-    `replace_value` (CSE) or builds a new AliasDb.
+    `replace_value` (CSE) or builds a new AliasDb. With `frozen=True` (freezing a module), a module attribute
+    read by prim::GetAttr is fresh memory of that read instead of the caller's wildcard, so a write through one
+    attribute does not make every other attribute look written.
     """
 
-    def __init__(self, graph: Graph):
+    def __init__(self, graph: Graph, frozen: bool = False):
         self.graph = graph
+        self.frozen = frozen
         self._dag = MemoryDAG()
         self._elements: dict[Value, Element] = {}
         self._wildcards: dict[str, Element] = {}  # per alias type: what is stored away or external
@@ -352,6 +355,9 @@ class AliasDb:
                 self._dag.add_to_contained(wildcard, element)
 
     def _analyze_extractor(self, node: Node) -> None:
+        if self.frozen and node.kind is prim.GetAttr and getattr(node.inputs[0].type, "is_module", False):
+            self._analyze_creator(node)
+            return
         for value in node.outputs:
             self._set_wildcard(value)
 

@@ -18,7 +18,7 @@ from typing import Any
 import torch
 
 from tsjit import log
-from tsjit.ir.alias_analysis import is_mutable_type
+from tsjit.ir.alias_analysis import AliasDb, is_mutable_type
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import aten, prim
 from tsjit.passes.dead_code_elimination import eliminate_dead_code, node_has_side_effects
@@ -37,6 +37,16 @@ NONDETERMINISTIC = frozenset({aten.rand, aten.randn, aten.randint, aten.randperm
 def constant_propagation_immutable_types(graph: Graph) -> bool:
     """Fold constant computations on immutable values; returns whether anything changed."""
     changed = _ConstantPropagator().run_block(graph.block)
+    if changed:
+        eliminate_dead_code(graph)
+    return changed
+
+
+def constant_propagation(graph: Graph) -> bool:
+    """Fold constant computations on any values, tensors and lists included, unless AliasDb sees a write to
+    one of the node's inputs or outputs (C++ ConstantPropagation with alias analysis). Freezing runs it once
+    parameters are constants, so `self.table.sum()` of a frozen module becomes a tensor constant."""
+    changed = _ConstantPropagator(AliasDb(graph)).run_block(graph.block)
     if changed:
         eliminate_dead_code(graph)
     return changed
@@ -82,19 +92,28 @@ def _run(node: Node, inputs: list[Any]) -> list[Any] | None:
 
 
 def insertable_constant(value: Any) -> bool:
-    """Whether a Python value can be a prim::Constant (numbers, strings, None, devices, tuples of them)."""
+    """Whether a Python value can be a prim::Constant (numbers, strings, None, devices, tensors without grad,
+    tuples and lists of them)."""
     if value is None or isinstance(value, bool | int | str | torch.device | complex):
         return True
     if isinstance(value, float):
         return True
-    if isinstance(value, tuple):
+    if isinstance(value, tuple | list):
         return all(insertable_constant(v) for v in value)
     return isinstance(value, torch.Tensor) and not value.requires_grad
 
 
 class _ConstantPropagator:
-    def __init__(self):
+    """Folds nodes block by block; without an AliasDb only nodes free of mutable values are run."""
+
+    def __init__(self, alias_db: AliasDb | None = None):
         self.changed = False
+        self.alias_db = alias_db
+
+    def supported(self, node: Node) -> bool:
+        if self.alias_db is None:
+            return _supported(node)
+        return not self.alias_db.has_writers(node) and _foldable_kind(node)
 
     def run_block(self, block: Block) -> bool:
         for node in list(block.nodes()):
@@ -117,7 +136,7 @@ class _ConstantPropagator:
             else:
                 self.run_block(node.blocks[0])
                 self.remove_extra_loop_outputs(node)
-        elif constant_inputs and _supported(node):
+        elif constant_inputs and self.supported(node):
             self.propagate(node)
         else:
             for block in node.blocks:
@@ -198,8 +217,12 @@ class _ConstantPropagator:
 
 def _supported(node: Node) -> bool:
     """Nodes constant propagation may run: no mutable values in or out, no side effects, no blocks."""
-    if any(is_mutable_type(v.type) for v in (*node.inputs, *node.outputs)):
-        return False
+    return not any(is_mutable_type(v.type) for v in (*node.inputs, *node.outputs)) and _foldable_kind(node)
+
+
+def _foldable_kind(node: Node) -> bool:
+    """Whether running the node at compile time gives what it would give at run time: no side effects, not
+    random, no blocks, no global state read."""
     # an operator without inputs reads global state (aten::is_grad_enabled, aten::is_autocast_enabled): folding
     # it would bake the mode at compile time into the graph; prim::TupleConstruct() is still an empty tuple
     reads_global_state = not node.inputs and node.kind.ns != "prim"

@@ -36,16 +36,31 @@ def unroll_loops(graph: Graph) -> bool:
     return changed
 
 
-def _unroll_block(block: Block) -> bool:
+def unroll_constant_loops(graph: Graph) -> bool:
+    """Replace the small counted loops whose trip count is a constant below MAX_BODY_REPEATS by copies of
+    their body, leaving other loops alone (C++ UnrollConstantLoops, run when freezing); returns whether
+    anything changed."""
+    changed = _unroll_block(graph.block, constant_trips_only=True)
+    if changed:
+        eliminate_dead_code(graph)
+    return changed
+
+
+def _unroll_block(block: Block, constant_trips_only: bool = False) -> bool:
     changed = False
     for node in list(block.nodes()):
         for inner in node.blocks:
-            changed |= _unroll_block(inner)
+            changed |= _unroll_block(inner, constant_trips_only)
         if node.kind is prim.Loop and _is_for_loop(node) and _size(node.blocks[0]) <= MAX_BODY_SIZE \
-                and log.opt_allowed():
+                and (not constant_trips_only or _has_constant_trips(node)) and log.opt_allowed():
             _unroll(node)
             changed = True
     return changed
+
+
+def _has_constant_trips(loop: Node) -> bool:
+    trips = _constant(loop.inputs[0])
+    return isinstance(trips, int) and trips < MAX_BODY_REPEATS
 
 
 def _is_for_loop(loop: Node) -> bool:

@@ -8,7 +8,9 @@ GRAPH_UPDATE, `>>name` also GRAPH_DEBUG:
 
 TSJIT_OPT_LIMIT limits how many rewrites a pass may make, to bisect a miscompilation:
 `TSJIT_OPT_LIMIT='dead_code_elimination=3'` lets the first three `opt_allowed()` calls in that module say yes.
-TSJIT_LINT=1 makes `run_pass` lint the graph after every pass.
+TSJIT_LINT=1 makes `run_pass` lint the graph after every pass. TSJIT_FUSION=0 (read whenever the executor builds a
+plan) turns off the fusion of elementwise operators into compiled kernels (tsjit.runtime.graph_executor); its log
+names are `graph_fuser` (which nodes were grouped), `fusion` (groups that run interpreted) and `compiler`.
 
 The environment is read when first needed; `reset()` re-reads it (tests change it).
 """

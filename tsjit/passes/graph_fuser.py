@@ -1,0 +1,223 @@
+"""Graph fusion: runs of elementwise float operators become prim::FusionGroup nodes, each one compiled kernel.
+
+(seed: jit-overview.md "Post-derivative optimization": FuseGraph; jit-overview-early.md "FusionGroup".)
+
+    %a : Float(*, device=cpu) = aten::sin(%x)             %r : Float(*, device=cpu) = prim::FusionGroup_0(%x, %y)
+    %b : Float(*, device=cpu) = aten::mul(%a, %y)    ->   with prim::FusionGroup_0 = graph(%x : Float(*, device=cpu),
+    %r : Float(*, device=cpu) = aten::relu(%b)                                           %y : Float(*, device=cpu)):
+                                                            %a : Float(*, device=cpu) = aten::sin(%x)
+                                                            ...
+                                                            return (%r)
+
+A node is fusible when tsjit.codegen.elementwise can compute it and the executor's shape analysis typed its
+tensor operands and its result with one float dtype (float32 or float64) on the CPU, with ranks and known sizes
+that agree (no broadcasting); its scalar operands are int or float constants or values. Walking each block
+backwards, a fusible node not yet in a group starts one, which then pulls in the fusible producers of its
+inputs (same dtype, same block), one at a time, while a producer can move down to just before the group:
+nothing in between reads its results or writes memory its inputs may alias (AliasDb; fusible operators write
+nothing). So a group is a contiguous run of nodes; it becomes one FusionGroup node whose Subgraph holds the
+nodes (the constants they read copied in) and returns the values read outside the group. A group of a single
+operator is left alone: fusing it would only put a guard in front of one eager kernel.
+
+Fusion breaks autograd, so graphs with an input that requires grad are left alone (seed: post-derivative
+optimization is for graphs that need no gradient). Tensors the graph reads from elsewhere (module parameters)
+are checked at run time: the FusionGroup's Operation (tsjit.runtime.fusion) falls back to the subgraph when
+an input requires grad, or is not what the kernel expects.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+
+import torch
+
+from tsjit import log
+from tsjit.codegen.elementwise import KINDS, OPERATORS, OPTIONAL_SCALAR, TENSOR
+from tsjit.ir.alias_analysis import AliasDb
+from tsjit.ir.constants import constant_value
+from tsjit.ir.graph import Block, Graph, Node, Value
+from tsjit.ir.symbols import prim
+from tsjit.ir.types import FloatType, IntType, TensorType, TupleType, Type
+
+FUSIBLE_DTYPES = (torch.float32, torch.float64)
+_CPU = torch.device("cpu")
+MIN_GROUP_SIZE = 2
+
+
+def fuse_graph(graph: Graph) -> bool:
+    """Replace groups of fusible nodes by prim::FusionGroup nodes; returns whether any group was made."""
+    if any(_requires_grad(value.type) for value in graph.inputs):
+        log.graph_debug("an input requires grad: nothing is fused")
+        return False
+    fuser = _Fuser(graph)
+    fuser.group_block(graph.block)
+    for node in list(graph.all_nodes()):
+        for block in node.blocks:
+            fuser.group_block(block)
+    return fuser.create_fusion_groups()
+
+
+def _requires_grad(type_: Type) -> bool:
+    if isinstance(type_, TensorType):
+        return bool(type_.requires_grad)
+    return isinstance(type_, TupleType) and any(_requires_grad(t) for t in type_.elements)
+
+
+def fusible_dtype(node: Node) -> torch.dtype | None:
+    """The dtype of a fusible node's tensors, or None when the node cannot be fused."""
+    if node.kind not in KINDS or len(node.outputs) != 1:
+        return None
+    schema = node.maybe_schema()
+    entry = OPERATORS.get(schema.operator_name) if schema is not None else None
+    result = node.output().type
+    if entry is None or len(entry.roles) != len(node.inputs) or not _is_fusible_tensor(result):
+        return None
+    dtype = result.dtype
+    tensors = [result]
+    for value, role in zip(node.inputs, entry.roles):
+        if role == TENSOR:
+            if not _is_fusible_tensor(value.type) or value.type.dtype is not dtype:
+                return None
+            tensors.append(value.type)
+        elif not _is_scalar(value, optional=role == OPTIONAL_SCALAR):
+            return None
+    return dtype if _same_shapes(tensors) else None
+
+
+def _is_fusible_tensor(type_: Type) -> bool:
+    return (isinstance(type_, TensorType) and type_.dtype in FUSIBLE_DTYPES and type_.device == _CPU
+            and type_.undefined is False)
+
+
+def _is_scalar(value: Value, optional: bool) -> bool:
+    """An int or float: a constant, or a value the kernel takes as an argument (None too, if optional)."""
+    if value.node.kind is prim.Constant:
+        constant = constant_value(value.node)
+        if constant is None:
+            return optional
+        return isinstance(constant, int | float) and not isinstance(constant, bool)
+    return isinstance(value.type, IntType | FloatType)
+
+
+def _same_shapes(types: list[TensorType]) -> bool:
+    """Whether no broadcasting is known to happen: equal ranks where known, equal sizes where known."""
+    known = [t.sizes for t in types if t.sizes is not None]
+    if any(len(sizes) != len(known[0]) for sizes in known):
+        return False
+    return all(len({s for s in dims if s is not None}) <= 1 for dims in zip(*known))
+
+
+class _Fuser:
+    """Groups nodes (moving producers next to their consumers), then turns the groups into FusionGroups."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.alias_db = AliasDb(graph)
+        self.groups: list[list[Node]] = []
+        self.grouped: set[Node] = set()
+
+    def group_block(self, block: Block) -> None:
+        for node in list(block.reverse_nodes()):
+            dtype = fusible_dtype(node) if node not in self.grouped else None
+            if dtype is not None:
+                group = [node]
+                self.grouped.add(node)
+                self.pull_producers(group, dtype)
+                self.groups.append(group)
+
+    def pull_producers(self, group: list[Node], dtype: torch.dtype) -> None:
+        """Move fusible producers of the group's inputs right before it and add them, until none can."""
+        while True:
+            producer = next((p for p in self.producers(group) if self.can_pull(p, group, dtype)), None)
+            if producer is None or not log.opt_allowed():
+                return
+            moved = self.alias_db.move_before_topologically_valid(producer, group[0])
+            if not moved or producer.next is not group[0]:  # AliasDb saw a hazard can_pull did not: stop here
+                return
+            group.insert(0, producer)
+            self.grouped.add(producer)
+
+    def producers(self, group: list[Node]) -> list[Node]:
+        """The nodes defining the group's inputs, in this block, latest first."""
+        block, members = group[0].owning_block, set(group)
+        found = {v.node for n in group for v in n.inputs if v.node.owning_block is block and v.node not in members}
+        return sorted(found, key=functools.cmp_to_key(_later_first))
+
+    def can_pull(self, producer: Node, group: list[Node], dtype: torch.dtype) -> bool:
+        if producer in self.grouped or fusible_dtype(producer) is not dtype:
+            return False
+        first = group[0]
+        for value in producer.outputs:  # no reader between the producer and the group
+            for use in value.uses:
+                user = _in_block(use.user, first.owning_block)
+                if user is None or (user is not first and user.is_before(first)):
+                    return False
+        # and no write to what it reads
+        return not any(self.alias_db.writes_to_alias(node, producer.inputs) for node in _between(producer, first))
+
+    def create_fusion_groups(self) -> bool:
+        changed = False
+        for group in self.groups:
+            if len(group) >= MIN_GROUP_SIZE and log.opt_allowed():
+                fusion_group = create_fusion_group(self.graph, group)
+                log.graph_update(f"fused {', '.join(str(n.kind) for n in group)} into {fusion_group.kind} "
+                                 f"with outputs {', '.join('%' + v.debug_name for v in fusion_group.outputs)}")
+                changed = True
+        return changed
+
+
+def _later_first(a: Node, b: Node) -> int:
+    return 1 if a.is_before(b) else -1
+
+
+def _in_block(node: Node, block: Block | None) -> Node | None:
+    """`node`, or the node of `block` that contains it in a nested block (None if none does)."""
+    current: Node | None = node
+    while current is not None and current.owning_block is not block:
+        owner = current.owning_block
+        current = owner.owning_node if owner is not None else None
+    return current
+
+
+def _between(first: Node, last: Node) -> Iterator[Node]:
+    """The nodes strictly between `first` and `last` of one block."""
+    node = first.next
+    while node is not None and node is not last:
+        yield node
+        node = node.next
+
+
+def create_fusion_group(graph: Graph, nodes: list[Node]) -> Node:
+    """Replace a contiguous run of nodes by one prim::FusionGroup computing the values read after them
+    (the constants they read are copied into the subgraph)."""
+    subgraph, inputs, constants, mapping = Graph(), [], [], {}
+    members = set(nodes)
+    for node in nodes:
+        for value in node.inputs:
+            if value in mapping:
+                continue
+            if value.node.kind is prim.Constant and not isinstance(value.type, TensorType):
+                constant = subgraph.insert_node(subgraph.create_clone(value.node, lambda v: v))
+                mapping[value] = constant.output()
+                constants.append(value.node)
+            else:
+                mapping[value] = subgraph.add_input().copy_metadata(value)
+                inputs.append(value)
+        clone = subgraph.insert_node(subgraph.create_clone(node, mapping.__getitem__))
+        mapping.update(zip(node.outputs, clone.outputs))
+    outputs = [v for n in nodes for v in n.outputs if any(u.user not in members for u in v.uses)]
+    for value in outputs:
+        subgraph.register_output(mapping[value])
+    fusion_group = graph.create(prim.FusionGroup, inputs, len(outputs))
+    fusion_group.g_("Subgraph", subgraph)
+    fusion_group.insert_before(nodes[0])
+    for old, new in zip(outputs, fusion_group.outputs):
+        new.copy_metadata(old)
+        old.replace_all_uses_with(new)
+    for node in reversed(nodes):
+        node.destroy()
+    for constant in constants:  # copied in, and no longer read outside
+        if not constant.output().uses:
+            constant.destroy()
+    return fusion_group

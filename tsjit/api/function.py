@@ -53,6 +53,7 @@ class ScriptFunction:
         self.graph_function = graph_function
         self.python_function = python_function
         self._runtime = None
+        self._binder: ArgumentBinder | None = None  # made on the first call (compiling the schema)
         self._lock = threading.Lock()
         if python_function is not None:
             self.__doc__ = python_function.__doc__
@@ -84,11 +85,18 @@ class ScriptFunction:
         return self.graph_function.schema
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        inputs = bind_arguments(self.schema, args, kwargs)
-        run = lambda: from_script_value(self._runtime_function()(*inputs), self.schema.returns[0].type)
-        # inside a trace, a scripted callee stays a call and keeps its control flow (seed: "Tracer")
+        binder = self._binder or self._make_binder()
+        inputs = binder.bind(args, kwargs)
         state = get_tracing_state()
-        return run() if state is None else state.record_function_call(self.graph_function, inputs, run)
+        if state is None:
+            return binder.result(self._runtime_function()(*inputs))
+        # inside a trace, a scripted callee stays a call and keeps its control flow (seed: "Tracer")
+        run = lambda: binder.result(self._runtime_function()(*inputs))
+        return state.record_function_call(self.graph_function, inputs, run)
+
+    def _make_binder(self) -> ArgumentBinder:
+        self._binder = ArgumentBinder(self.schema)
+        return self._binder
 
     @property
     def code(self) -> str:
@@ -104,6 +112,8 @@ class ScriptFunction:
         return self._runtime_function().executor.get_plan(inputs).graph
 
     def _runtime_function(self):
+        if self._runtime is not None:  # set once, under the lock
+            return self._runtime
         with self._lock:
             if self._runtime is None:
                 from tsjit.runtime.function import Function
@@ -116,8 +126,84 @@ class ScriptFunction:
 
 
 # ---- calling: arguments against the schema ----------------------------------------------------------------------
+# Python classes whose values the argument check decides by class alone (no conversion looks inside them), for
+# parameter types that hold no script class, interface or enum; tensors (of any subclass) too.
+_PLAIN_CLASSES = frozenset({int, float, bool, complex, str, type(None), torch.device})
+
+
+class ArgumentBinder:
+    """bind_arguments for one schema, with a fast path for calls that pass every value positionally.
+
+    The slow path's verdict on such a call depends only on the classes of the values when every class is plain
+    (see `_PLAIN_CLASSES`) and no parameter type holds a class, interface or enum: then each value is either
+    taken as it is or (an int for a float) converted, and the defaults of the missing trailing arguments are
+    taken as they are. So the first call with a tuple of classes runs the slow path and remembers which
+    positions it converted; later calls with the same classes skip straight to that. Calls the slow path
+    refuses are never remembered, so they raise its errors every time.
+
+    `result` gives a graph's result to Python as the slow path's from_script_value does, skipping the walk
+    when the return type holds no script class and the result is no Object.
+    """
+
+    def __init__(self, schema: FunctionSchema):
+        self.schema = schema
+        self._fast = not any(_holds_named_type(a.type) for a in schema.arguments)
+        self._known: dict[tuple[type, ...], tuple[tuple, tuple[int, ...]]] = {}  # classes -> (defaults, to float)
+        self._return_type = schema.returns[0].type
+        self._plain_result = not _holds_named_type(self._return_type)
+
+    def bind(self, args: tuple, kwargs: dict) -> list[Any]:
+        """The graph's inputs for a call (what bind_arguments returns; its errors, too)."""
+        if kwargs or not self._fast:
+            return bind_arguments(self.schema, args, kwargs)
+        known = self._known.get(tuple(map(type, args)))
+        if known is None:
+            return self._learn(args)
+        defaults, to_float = known
+        inputs = [*args, *defaults]
+        for position in to_float:
+            inputs[position] = float(inputs[position])
+        return inputs
+
+    def _learn(self, args: tuple) -> list[Any]:
+        """The slow path; its verdict is remembered for these classes when only the classes decided it."""
+        unchecked = collect_inputs(self.schema, args, {})
+        inputs = check_arguments(self.schema, unchecked)
+        if all(_is_plain(type(value)) for value in unchecked):
+            to_float = []
+            for position, (given, taken) in enumerate(zip(unchecked, inputs)):
+                if type(given) is int and type(taken) is float:
+                    to_float.append(position)
+                elif taken is not given:
+                    return inputs
+            self._known[tuple(map(type, args))] = (tuple(unchecked[len(args):]), tuple(to_float))
+        return inputs
+
+    def result(self, value: Any) -> Any:
+        """A graph's result as Python sees it (from_script_value)."""
+        if self._plain_result and not isinstance(value, Object):
+            return value
+        return from_script_value(value, self._return_type)
+
+
+def _is_plain(cls: type) -> bool:
+    return cls in _PLAIN_CLASSES or issubclass(cls, torch.Tensor)
+
+
+def _holds_named_type(type_: T.Type) -> bool:
+    """Whether a class, interface or enum type occurs in `type_` (values crossing into it may be converted)."""
+    if isinstance(type_, T.ClassType | T.InterfaceType | T.EnumType):
+        return True
+    return any(_holds_named_type(t) for t in type_.contained_types())
+
+
 def bind_arguments(schema: FunctionSchema, args: tuple, kwargs: dict) -> list[Any]:
     """The positional inputs of the graph for a Python call, in schema order, checked against the types."""
+    return check_arguments(schema, collect_inputs(schema, args, kwargs))
+
+
+def collect_inputs(schema: FunctionSchema, args: tuple, kwargs: dict) -> list[Any]:
+    """A call's values in schema order, keywords and defaults filled in (not yet checked)."""
     arguments = schema.arguments
     if len(args) > len(arguments):
         raise TsjitError(f"{schema.name}() expected at most {len(arguments)} argument(s) but received "
@@ -135,7 +221,13 @@ def bind_arguments(schema: FunctionSchema, args: tuple, kwargs: dict) -> list[An
     if remaining:
         name = next(iter(remaining))
         raise TsjitError(f"{schema.name}() got an unexpected keyword argument '{name}'. Declaration: {schema}")
-    return [check_argument(schema, i, argument, value) for i, (argument, value) in enumerate(zip(arguments, inputs))]
+    return inputs
+
+
+def check_arguments(schema: FunctionSchema, inputs: list[Any]) -> list[Any]:
+    """Each value as its argument's type takes it (see check_argument)."""
+    return [check_argument(schema, i, argument, value)
+            for i, (argument, value) in enumerate(zip(schema.arguments, inputs))]
 
 
 def check_argument(schema: FunctionSchema, position: int, argument, value: Any) -> Any:

@@ -29,11 +29,11 @@ import inspect
 import threading
 import weakref
 from collections.abc import Iterator, MutableMapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
-from tsjit.api.function import SCRIPT_HOOKS, bind_arguments, fits_type
+from tsjit.api.function import SCRIPT_HOOKS, ArgumentBinder, fits_type
 from tsjit.errors import TsjitError
 from tsjit.frontend import module_sugared_values
 from tsjit.frontend.concrete_module_type import (
@@ -200,6 +200,14 @@ def runtime_function(function):
     return found
 
 
+class MethodCall(NamedTuple):
+    """What calling a method needs besides its object: its binder (the schema without `self`) and its runtime
+    Function. Modules keep one per method called (in `_method_calls`), so a call skips both look-ups."""
+
+    binder: ArgumentBinder
+    runtime: Any
+
+
 class ScriptMethod:
     """A compiled method bound to its module; calling it binds the arguments against the schema (without
     `self`) and runs the method's graph with the module's runtime object as `self`."""
@@ -237,12 +245,22 @@ class ScriptMethod:
         return graph
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        schema = self.schema
-        without_self = FunctionSchema(schema.name, "", list(schema.arguments[1:]), list(schema.returns))
-        inputs = bind_arguments(without_self, args, kwargs)
-        run = lambda: from_script_value(runtime_function(self.function)(self.owner._c, *inputs), schema.returns[0].type)
+        owner, calls = self.owner, self.owner.__dict__["_method_calls"]
+        call = calls.get(self.function)
+        binder = call.binder if call is not None else ArgumentBinder(self.schema_without_self())
+        inputs = binder.bind(args, kwargs)
+        if call is None:  # the graph is optimized once the first call's arguments have passed their checks
+            call = calls[self.function] = MethodCall(binder, runtime_function(self.function))
+        runtime = call.runtime
         state = get_tracing_state()
-        return run() if state is None else state.record_method_call(self.owner, self.function, inputs, run)
+        if state is None:
+            return binder.result(runtime(owner._c, *inputs))
+        return state.record_method_call(owner, self.function, inputs, lambda: binder.result(runtime(owner._c, *inputs)))
+
+    def schema_without_self(self) -> FunctionSchema:
+        """The schema a Python call binds against: the object is passed as `self` by the call itself."""
+        schema = self.schema
+        return FunctionSchema(schema.name, "", list(schema.arguments[1:]), list(schema.returns))
 
     def __repr__(self) -> str:
         return f"<tsjit ScriptMethod {self.function.qualname}>"
@@ -308,7 +326,7 @@ def set_slot(obj: Object, name: str, value: Any) -> None:
 
 
 # the instance fields of RecursiveScriptModule itself (everything else is read from the object)
-_OWN_FIELDS = frozenset({"_c", "_concrete_type"})
+_OWN_FIELDS = frozenset({"_c", "_concrete_type", "_method_calls"})
 
 
 class RecursiveScriptModule(ScriptModule):
@@ -320,7 +338,7 @@ class RecursiveScriptModule(ScriptModule):
         fields = self.__dict__
         del fields["training"]  # the object's `training` slot is the one flag
         fields.update(_c=obj, _concrete_type=concrete_type, _parameters=TensorSlots(obj, buffers=False),
-                      _buffers=TensorSlots(obj, buffers=True), _modules=dict(submodules))
+                      _buffers=TensorSlots(obj, buffers=True), _modules=dict(submodules), _method_calls={})
         for hook in concrete_type.pre_hook_functions:
             self._forward_pre_hooks[len(self._forward_pre_hooks)] = ScriptHook(hook)
         for hook in concrete_type.hook_functions:

@@ -1,11 +1,12 @@
 """The graph executor: specializes a graph to its inputs, optimizes it, and caches the compiled result.
 
-(seed: jit-overview.md "Graph Executor", "Specialization"; pytorch-ir-2018.md "Graph specialization".) Every
-call computes an ArgumentSpec: for each tensor among the inputs, and inside input tuples, whether it is defined,
-its dtype, rank, requires_grad (only while grad mode is on) and device; an Optional input given None is typed
-NoneType. The spec keys a thread-safe cache of ExecutionPlans (together with the default dtype and whether
-autocast is on, which decide the dtypes shape propagation infers). On a miss the graph is copied, its input
-types are refined to what the spec knows, the optimization pipeline runs, and the result is compiled to Code:
+(seed: jit-overview.md "Graph Executor", "Specialization"; pytorch-ir-2018.md "Graph specialization".) A plan
+is specialized to an ArgumentSpec: for each tensor among the inputs, and inside input tuples, whether it is
+defined, its dtype, rank, requires_grad (only while grad mode is on) and device; an Optional input given None is
+typed NoneType. The spec keys a thread-safe cache of ExecutionPlans (together with the default dtype and whether
+autocast is on, which decide the dtypes shape propagation infers); calls find their plan by a cheaper key that
+decides the spec (see get_plan). On a miss the graph is copied, its input types are refined to what the spec
+knows, the optimization pipeline runs, and the result is compiled to Code:
 
     graph(%x : Tensor, %n : int)      --  torch.rand(2, 3), 4  -->      graph(%x : Float(*, *, device=cpu), %n : int)
 
@@ -13,7 +14,7 @@ The pipeline (OPTIMIZATION_PIPELINE, seed: "Pre-derivative Optimization" onwards
 tensors, simple tuples), inference passes (constants, then dtypes, ranks and devices through the graph),
 derivative preserving optimizations (dead code, common subexpressions, constant pooling, peephole rules on the
 refined types, constant propagation again, so `if x.dim() != 2: raise ...` checks disappear, loop unrolling),
-post-derivative optimizations (none yet).
+post-derivative optimizations (fusion of elementwise operators into compiled kernels, unless TSJIT_FUSION=0).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from tsjit.passes.common_subexpression_elimination import eliminate_common_subex
 from tsjit.passes.constant_pooling import constant_pooling
 from tsjit.passes.constant_propagation import constant_propagation_immutable_types
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
+from tsjit.passes.graph_fuser import fuse_graph
 from tsjit.passes.loop_unrolling import unroll_loops
 from tsjit.passes.lower_tuples import lower_simple_tuples
 from tsjit.passes.pass_runner import run_pass
@@ -66,6 +68,22 @@ def _spec_of(value: Any, grad_enabled: bool) -> Any:
         return TensorSpec(True, value.dtype, value.dim(), grad_enabled and value.requires_grad, value.device)
     if isinstance(value, tuple):
         return tuple(_spec_of(element, grad_enabled) for element in value)
+    return UNDEFINED if value is None else None
+
+
+# What GraphExecutor.get_plan computes per call instead of the ArgumentSpec, much faster: per input a tuple
+# (dtype, rank, requires_grad, device) for a tensor, the keys of its elements for a tuple, UNDEFINED for None and
+# None for other values, plus whether grad mode is on, the default dtype and whether autocast is on. The key
+# decides the spec (which gates requires_grad by grad mode), so a plan found by key is the plan for the spec.
+_Tensor = torch.Tensor
+
+
+def _call_key_of(value: Any) -> Any:
+    """An input's part of the call key, for anything but a plain torch.Tensor (get_plan does those inline)."""
+    if isinstance(value, torch.Tensor):
+        return value.dtype, value.ndim, value.requires_grad, value.device
+    if isinstance(value, tuple):
+        return tuple(_call_key_of(element) for element in value)
     return UNDEFINED if value is None else None
 
 
@@ -131,9 +149,13 @@ def run_derivative_preserving_optimizations(graph: Graph) -> bool:
 
 def run_post_derivative_optimizations(graph: Graph) -> bool:
     """Rewrites that break autograd (seed: "Post-derivative optimization"): for graphs where no input requires
-    grad, fusion into prim::FusionGroup; otherwise first splitting out prim::DifferentiableGraph nodes. tsjit has
-    neither a fuser nor symbolic autodiff yet, so this stage is empty: autograd runs eagerly, op by op."""
-    return False
+    grad, fusion of elementwise operators into prim::FusionGroup nodes, each run as one compiled C kernel
+    (passes/graph_fuser.py, runtime/fusion.py); TSJIT_FUSION=0 turns fusion off. Graphs that need gradients
+    would first split out prim::DifferentiableGraph nodes; tsjit has no symbolic autodiff yet, so they are left
+    as they are and autograd runs eagerly, op by op."""
+    if os.environ.get("TSJIT_FUSION", "1") == "0":
+        return False
+    return run_pass(fuse_graph, graph)
 
 
 OPTIMIZATION_PIPELINE: tuple[Callable[[Graph], bool], ...] = (
@@ -167,6 +189,7 @@ class GraphExecutor:
         self.graph = graph
         self.optimize = optimize
         self._plans: dict[tuple, ExecutionPlan] = {}  # by (spec, default dtype, autocast on)
+        self._plans_by_call_key: dict[tuple, ExecutionPlan] = {}  # the same plans by call_key (see get_plan)
         self._lock = threading.RLock()  # a same-thread re-entry fails loudly instead of hanging
 
     def run(self, inputs: Sequence[Any]) -> Any:
@@ -188,15 +211,23 @@ class GraphExecutor:
         state.run_async(future)
 
     def get_plan(self, inputs: Sequence[Any]) -> ExecutionPlan:
-        spec = create_argument_spec(inputs)
-        key = (spec, torch.get_default_dtype(), torch._C._is_any_autocast_enabled())
-        plan = self._plans.get(key)
-        return plan if plan is not None else self._compile(key)
+        """The plan for these inputs. Every call computes the cheap `call_key`; only a key not seen before
+        computes the ArgumentSpec (which several keys may share) and, for a new spec, compiles a plan."""
+        key = (tuple([(v.dtype, v.ndim, v.requires_grad, v.device) if type(v) is _Tensor else _call_key_of(v)
+                      for v in inputs]),
+               torch.is_grad_enabled(), torch.get_default_dtype(), torch._C._is_any_autocast_enabled())
+        plan = self._plans_by_call_key.get(key)
+        return plan if plan is not None else self._plan_for_call_key(key, inputs)
 
     @property
     def plans(self) -> dict[ArgumentSpec, ExecutionPlan]:
         """The cached plans by ArgumentSpec (a copy), for tests and debugging."""
         return {spec: plan for (spec, *_), plan in self._plans.items()}
+
+    def _plan_for_call_key(self, call_key: tuple, inputs: Sequence[Any]) -> ExecutionPlan:
+        plan = self._compile((create_argument_spec(inputs), *call_key[2:]))
+        self._plans_by_call_key[call_key] = plan
+        return plan
 
     def _compile(self, key: tuple) -> ExecutionPlan:
         with self._lock:

@@ -99,11 +99,19 @@ class Code:
         self.steps: list[Step] = [_STEP_BUILDERS[i.opcode](i) for i in self.instructions]
         self.initial_registers: list[Any] = emitter.initial_registers()
         self.input_registers: tuple[tuple[int, int], ...] = emitter.input_registers
+        self.input_count = len(graph.inputs)
+        self.fetch_outputs = _fetcher(self.instructions[-1].inputs)  # the graph's outputs, read by its one RET
+        # when every input is read, input i has register i (the emitter numbers them first), so a register file
+        # is the inputs followed by the rest of the initial registers
+        in_order = [r for _, r in self.input_registers] == list(range(self.input_count))
+        self._registers_after_inputs = self.initial_registers[self.input_count:] if in_order else None
 
     def new_registers(self, inputs: Sequence[Any]) -> list[Any]:
         """A register file for one run: the constants, and the graph inputs anybody reads."""
-        if len(inputs) != len(self.graph.inputs):
-            raise RuntimeTsjitError(f"the graph takes {len(self.graph.inputs)} inputs, got {len(inputs)}")
+        if len(inputs) != self.input_count:
+            raise RuntimeTsjitError(f"the graph takes {self.input_count} inputs, got {len(inputs)}")
+        if self._registers_after_inputs is not None:
+            return [*inputs, *self._registers_after_inputs]
         registers = self.initial_registers.copy()
         for index, register in self.input_registers:
             registers[register] = inputs[index]
@@ -117,7 +125,8 @@ class Code:
 _CALL_KINDS = frozenset({prim.CallFunction, prim.CallMethod})
 # Nodes that run their `Subgraph` attribute as a call (fusers would compile it; the interpreter runs it as is).
 # A DifferentiableGraph's subgraph returns extra values for the backward pass after the node's own outputs.
-SUBGRAPH_KINDS = frozenset({prim.FusionGroup, prim.TensorExprGroup, prim.DifferentiableGraph, prim.FallbackGraph,
+# prim::FusionGroup is an ordinary OP: its Operation runs a compiled kernel (tsjit.runtime.fusion).
+SUBGRAPH_KINDS = frozenset({prim.TensorExprGroup, prim.DifferentiableGraph, prim.FallbackGraph,
                             prim.CudaFusionGroup})
 
 
@@ -310,23 +319,38 @@ def _op_step(instruction: Instruction) -> Step:
     operation, inputs, cleared = instruction.operation, instruction.inputs, instruction.cleared()
     outputs = instruction.outputs
     if len(outputs) == 1 and outputs[0] is not None:
-        if len(inputs) == 1:
-            return _unary_step(operation, inputs[0], outputs[0], bool(cleared))
+        if len(inputs) <= _MAX_UNROLLED_INPUTS:
+            positions = tuple(inputs.index(register) for register in cleared)
+            return _unrolled_step_factory(len(inputs), positions)(operation, outputs[0], *inputs)
         return _single_output_step(operation, _fetcher(inputs), outputs[0], cleared)
     return _general_step(operation, _fetcher(inputs), outputs, cleared)
 
 
-def _unary_step(operation: Operation, source: int, target: int, move: bool) -> Step:
-    if move:
+_MAX_UNROLLED_INPUTS = 8
+
+
+@functools.cache
+def _unrolled_step_factory(arity: int, cleared: tuple[int, ...]) -> Callable[..., Step]:
+    """A factory of steps for single-output operations of `arity` inputs, clearing the inputs at positions
+    `cleared` afterwards. The step reads and clears each register by name instead of fetching a tuple and
+    looping (about half the overhead of _single_output_step); for arity 2, cleared (0, 1), it makes
+
         def step(registers, pc):
-            registers[target] = operation(registers[source])
-            registers[source] = None
+            registers[target] = operation(registers[r0], registers[r1])
+            registers[r0] = None
+            registers[r1] = None
             return pc + 1
-    else:
-        def step(registers, pc):
-            registers[target] = operation(registers[source])
-            return pc + 1
-    return step
+    """
+    names = [f"r{k}" for k in range(arity)]
+    lines = [f"def factory(operation, target{''.join(', ' + n for n in names)}):",
+             "    def step(registers, pc):",
+             f"        registers[target] = operation({', '.join(f'registers[{n}]' for n in names)})",
+             *(f"        registers[{names[k]}] = None" for k in cleared),
+             "        return pc + 1",
+             "    return step"]
+    namespace: dict[str, Any] = {}
+    exec(compile("\n".join(lines), f"<tsjit step: {arity} inputs, clears {cleared}>", "exec"), namespace)
+    return namespace["factory"]
 
 
 def _single_output_step(operation: Operation, fetch, target: int, cleared: tuple[int, ...]) -> Step:
@@ -358,6 +382,8 @@ def _move_step(instruction: Instruction) -> Step:
     """A parallel move: read every source, clear the moved ones, then write the destinations."""
     fetch, cleared = _fetcher(instruction.inputs), instruction.cleared()
     stores = tuple((k, r) for k, r in enumerate(instruction.outputs) if r is not None)
+    if len(instruction.inputs) == 1 and len(stores) == 1 and len(instruction.outputs) == 1:
+        return _single_move_step(instruction.inputs[0], instruction.outputs[0], bool(cleared))
 
     def step(registers, pc):
         values = fetch(registers)
@@ -370,8 +396,31 @@ def _move_step(instruction: Instruction) -> Step:
     return step
 
 
+def _single_move_step(source: int, target: int, move: bool) -> Step:
+    """The common move of one value (a branch's result into its If's output)."""
+    if move:
+        def step(registers, pc):
+            value = registers[source]
+            registers[source] = None
+            registers[target] = value
+            return pc + 1
+    else:
+        def step(registers, pc):
+            registers[target] = registers[source]
+            return pc + 1
+    return step
+
+
 def _drop_step(instruction: Instruction) -> Step:
     cleared = instruction.inputs
+    if len(cleared) == 1:
+        (register,) = cleared
+
+        def drop(registers, pc):
+            registers[register] = None
+            return pc + 1
+
+        return drop
 
     def step(registers, pc):
         for register in cleared:
@@ -522,7 +571,7 @@ class InterpreterState:
             if instruction.opcode is CALL:
                 self._call(frame, instruction)
             elif instruction.opcode is RET:
-                outputs = tuple(frame.registers[r] for r in instruction.inputs)
+                outputs = frame.code.fetch_outputs(frame.registers)
                 self.frames.pop()
                 if not self.frames:
                     return outputs

@@ -4,8 +4,8 @@ An Operation takes the node's inputs positionally and returns its single output,
 outputs, or None (seed: jit-overview.md "Operation", "Operator"). Where it comes from, in order:
 
 1. Node kinds whose behaviour depends on the node itself (attributes, number of inputs) have a factory in a
-   table keyed by kind: the runtime's own (`RUNTIME_NODE_OPERATIONS`, the profiling executor's checks) and
-   `tsjit.ops.prim_ops.NODE_OPERATIONS` (TupleConstruct, GetAttr, Constant, ...).
+   table keyed by kind: the runtime's own (`RUNTIME_NODE_OPERATIONS`: the profiling executor's checks, fused
+   kernels, a faster GetAttr) and `tsjit.ops.prim_ops.NODE_OPERATIONS` (TupleConstruct, GetAttr, Constant, ...).
 2. Otherwise the node's schema names an Operator. A Python implementation (JIT-only builtins, user
    registrations) is called as is.
 3. A dispatcher operator calls its exact `torch.ops` overload. Going through `OpOverload` costs about a
@@ -13,7 +13,8 @@ outputs, or None (seed: jit-overview.md "Operation", "Operator"). Where it comes
    through the JIT schema, so on small tensors it takes ~1.4x the time of the ordinary binding (`torch.add`,
    `Tensor.add_`). Where that binding provably reaches the same overload for the node's argument types, it is
    used instead: the proof is one call under a dispatch mode that records which OpOverload the binding
-   dispatches to first (see `_verified_binding`). Trailing arguments that are constants equal to their schema
+   dispatches to first (see `_verified_binding`); aten::size.int and aten::dim, which never dispatch, call the
+   Tensor methods that read the same metadata. Trailing arguments that are constants equal to their schema
    defaults are left out of the call, and constant keyword-only arguments are bound once, so
 
        %y : Tensor = aten::add(%a, %b, %one)      # aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1)
@@ -118,7 +119,7 @@ class _CallShape(NamedTuple):
 def _dispatcher_operation(overload: torch._ops.OpOverload, schema: FunctionSchema,
                           node: Node) -> CompiledOperation:
     shape = _call_shape(schema, node)
-    call = _verified_binding(overload, node, shape) or overload._op
+    call = _verified_binding(overload, node, shape) or _METADATA_READERS.get(overload.name()) or overload._op
     if shape.bound:
         call = functools.partial(call, **shape.bound)
     if not shape.keywords:
@@ -163,6 +164,13 @@ def _with_keywords(call: Operation, positional: int, keywords: tuple[tuple[str, 
         return call(*inputs[:positional], **dict(zip(names, inputs[positional:])))
 
     return operation
+
+
+# Operators that read a tensor's metadata without dispatching (so no recorded dispatch can prove a binding), and
+# the Tensor methods doing the same read: `x.size(d)` wraps a negative `d` as aten::size.int does. They take
+# every argument positionally (neither has defaults).
+_METADATA_READERS: dict[str, Operation] = {"aten::size.int": torch._C.TensorBase.size,
+                                           "aten::dim": torch._C.TensorBase.dim}
 
 
 # ---- the verified fast binding -------------------------------------------------------------------------------
@@ -321,6 +329,37 @@ def _create_object(node: Node) -> Operation:
     return lambda: Object(class_type)
 
 
+def _fusion_group(node: Node) -> Operation:
+    """prim::FusionGroup: a compiled kernel for its subgraph, guarded, with the subgraph as fallback."""
+    from tsjit.runtime.fusion import fusion_group_operation  # fusion.py builds on the interpreter
+
+    return fusion_group_operation(node)
+
+
+def _get_attr(node: Node) -> Operation:
+    """prim::GetAttr: `getattr(obj, name)`, but a runtime Object's slot read straight from its attribute dict.
+
+    `getattr` on an Object first misses its class and its slots, then falls back to `Object.__getattr__`; the
+    direct read costs a third of that (a module's forward reads every parameter this way). Names that are the
+    Object's own slots, attributes not set yet and methods still go through `getattr`.
+    """
+    name = node.s("name")
+    if name in Object.__slots__:
+        return lambda obj: getattr(obj, name)
+
+    def get_attr(obj):
+        if type(obj) is Object:
+            value = obj._attributes.get(name, _NOT_SET)
+            if value is not _NOT_SET:
+                return value
+        return getattr(obj, name)
+
+    return get_attr
+
+
+_NOT_SET = object()
+
+
 def tensor_matches_type(tensor: torch.Tensor | None, type_: TensorType) -> bool:
     """Whether a tensor has every property `type_` knows (TensorType::matchTensor)."""
     if tensor is None:
@@ -343,4 +382,6 @@ RUNTIME_NODE_OPERATIONS: dict[Symbol, OperationFactory] = {
     prim.TypeCheck: _type_check,
     prim.RequiresGradCheck: _requires_grad_check,
     prim.CreateObject: _create_object,
+    prim.GetAttr: _get_attr,
+    prim.FusionGroup: _fusion_group,
 }

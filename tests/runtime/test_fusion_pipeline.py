@@ -1,0 +1,146 @@
+"""Fusion in the executor's pipeline: scripted elementwise chains run as FusionGroups and give eager's results;
+inputs and parameters requiring grad keep autograd; TSJIT_FUSION=0 and a missing compiler change nothing."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import tsjit
+import tsjit.codegen.compiler as compiler
+from tsjit.api.module import script_module
+from tsjit.ir.symbols import prim
+
+
+def fusion_groups(graph) -> list:
+    return [n for n in graph.all_nodes() if n.kind is prim.FusionGroup]
+
+
+def gelu_like(x, y, scale: float):
+    inner = torch.tanh(0.79788456 * (x + 0.044715 * x * x * x)) * scale
+    return 0.5 * x * (1 + inner) - torch.sigmoid(y) / 3
+
+
+def two_outputs(x, y):
+    a = torch.relu(x - y)
+    b = torch.exp(-a) * y
+    return a, b.clamp(-1, 1)
+
+
+def with_control_flow(x, n: int):
+    for _ in range(n):
+        x = torch.sin(x) * 0.5 + torch.cos(x)
+    if bool(x.sum() > 0):
+        x = torch.abs(x).sqrt() - 1
+    return x
+
+
+BENCH_CHAIN = ["sin", "add", "mul", "cos", "tanh", "sub", "relu", "neg", "sigmoid", "add"] * 10
+
+
+def long_chain(x, y):
+    for op in BENCH_CHAIN:
+        x = getattr(torch, op)(x, y) if op in ("add", "sub", "mul") else getattr(torch, op)(x)
+    return x
+
+
+def long_chain_source() -> str:
+    lines = ["def chain(x, y):"]
+    for op in BENCH_CHAIN:
+        lines.append(f"    x = torch.{op}(x, y)" if op in ("add", "sub", "mul") else f"    x = torch.{op}(x)")
+    return "\n".join([*lines, "    return x\n"])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("shape", [(4,), (3, 5), (0,), (64, 1000)])
+def test_scripted_chains_fuse_and_match_eager(dtype, shape) -> None:
+    x, y = torch.randn(shape, dtype=dtype), torch.randn(shape, dtype=dtype)
+    for function, args in ((gelu_like, (x, y, 1.5)), (two_outputs, (x, y))):
+        scripted = tsjit.script(function)
+        torch.testing.assert_close(scripted(*args), function(*args))
+        assert fusion_groups(scripted.graph_for(*args)), function.__name__
+
+
+def test_the_benchmark_chain_is_one_kernel() -> None:
+    scripted = tsjit.CompilationUnit(long_chain_source()).chain
+    x, y = torch.randn(4), torch.randn(4)
+    graph = scripted.graph_for(x, y)
+    assert [str(n.kind) for n in graph.nodes()] == ["prim::FusionGroup"]
+    for _ in range(3):
+        x, y = torch.randn(4), torch.randn(4)
+        torch.testing.assert_close(scripted(x, y), long_chain(x, y))
+
+
+def test_groups_inside_loops_and_branches() -> None:
+    scripted, x = tsjit.script(with_control_flow), torch.randn(6)
+    torch.testing.assert_close(scripted(x, 3), with_control_flow(x, 3))
+    assert len(fusion_groups(scripted.graph_for(x, 3))) >= 2
+
+
+def test_outputs_never_alias_the_inputs() -> None:
+    scripted = tsjit.script(two_outputs)
+    x, y = torch.randn(5), torch.randn(5)
+    a, b = scripted(x, y)
+    a.add_(100)
+    b.add_(100)
+    torch.testing.assert_close((x, y), (x.clone(), y.clone()))
+    torch.testing.assert_close(scripted(x, y), two_outputs(x, y))
+
+
+def test_inputs_requiring_grad_get_an_unfused_plan_with_gradients() -> None:
+    scripted = tsjit.script(gelu_like)
+    x, y = torch.randn(6, requires_grad=True), torch.randn(6, requires_grad=True)
+    assert not fusion_groups(scripted.graph_for(x, y, 2.0))
+    scripted(x, y, 2.0).sum().backward()
+    ours = (x.grad, y.grad)
+    x.grad = y.grad = None
+    gelu_like(x, y, 2.0).sum().backward()
+    torch.testing.assert_close(ours, (x.grad, y.grad))
+    with torch.no_grad():
+        assert fusion_groups(scripted.graph_for(x, y, 2.0))
+        torch.testing.assert_close(scripted(x, y, 2.0), gelu_like(x, y, 2.0))
+
+
+class Scaled(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(8))
+
+    def forward(self, x):
+        return torch.tanh(x * self.weight) + torch.sigmoid(self.weight)
+
+
+def test_parameters_requiring_grad_fall_back_to_autograd() -> None:
+    module = Scaled()
+    scripted, x = script_module(module), torch.randn(8)
+    scripted(x).sum().backward()
+    ours, module.weight.grad = module.weight.grad, None  # the scripted module shares the parameter
+    module(x).sum().backward()
+    torch.testing.assert_close(ours, module.weight.grad)
+    with torch.no_grad():
+        torch.testing.assert_close(scripted(x), module(x))
+
+
+def test_fusion_can_be_switched_off(monkeypatch) -> None:
+    monkeypatch.setenv("TSJIT_FUSION", "0")  # read when a plan is built: a new function has none yet
+    scripted = tsjit.CompilationUnit(long_chain_source()).chain
+    x, y = torch.randn(4), torch.randn(4)
+    assert not fusion_groups(scripted.graph_for(x, y))
+    torch.testing.assert_close(scripted(x, y), long_chain(x, y))
+
+
+def test_without_a_compiler_the_groups_are_interpreted(monkeypatch) -> None:
+    monkeypatch.setattr(compiler, "find_compiler", lambda: None)
+    scripted = tsjit.CompilationUnit(long_chain_source()).chain  # no kernel compiled yet
+    x, y = torch.randn(7), torch.randn(7)
+    assert fusion_groups(scripted.graph_for(x, y))
+    torch.testing.assert_close(scripted(x, y), long_chain(x, y))
+
+
+def test_a_plan_meets_inputs_of_other_shapes_and_layouts() -> None:
+    scripted = tsjit.script(two_outputs)
+    x, y = torch.randn(4, 3), torch.randn(4, 3)
+    torch.testing.assert_close(scripted(x, y), two_outputs(x, y))
+    for a, b in ((x.t(), y.t()), (x, y[:1]), (x[:, :1], y)):  # one plan: same dtypes and ranks
+        torch.testing.assert_close(scripted(a, b), two_outputs(a, b))
+

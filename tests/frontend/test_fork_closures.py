@@ -9,12 +9,12 @@ like tsjit's, rejects them (tests/frontend/test_python_ast.py).
 
 from __future__ import annotations
 
-import re
 import textwrap
 from typing import List, Tuple
 
 import pytest
 import torch
+from test_ir_emitter import normalized
 from torch import Tensor
 
 import tsjit
@@ -24,15 +24,6 @@ from tsjit.errors import CompileError
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.jit's own
 
 
-def normalized(text: str) -> str:
-    """Graph text with source comments dropped and values renamed by first appearance."""
-    names: dict[str, str] = {}
-
-    def rename(match: re.Match) -> str:
-        return names.setdefault(match.group(0), f"%v{len(names)}")
-
-    lines = [re.sub(r" # .*$", "", line) for line in text.strip().splitlines()]
-    return re.sub(r"%[\w.]+", rename, "\n".join(lines))
 
 
 def same_graph(ours, theirs) -> None:

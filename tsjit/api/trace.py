@@ -477,9 +477,17 @@ def _canonical(graph: Graph) -> Graph:
     """A copy with calls inlined and tensor types unrefined, as torch.jit compares traces."""
     graph = graph.copy()
     inline_calls(graph)
+    _unshape(graph)
+    return graph
+
+
+def _unshape(graph: Graph) -> None:
+    """Tensor types unrefined in `graph` and in the graphs its nodes fork."""
     for value in [*graph.inputs, *(out for node in graph.all_nodes() for out in node.outputs)]:
         value.set_type(T.unshaped_type(value.type))
-    return graph
+    for node in graph.all_nodes():
+        if node.kind is prim.fork:
+            _unshape(node.g("Subgraph"))
 
 
 def _canonical_text(graph: Graph) -> str:

@@ -62,6 +62,9 @@ class ModuleFrame(TraceFrame):
         path = self._module_paths.get(id(module))
         return self.attribute(path) if path is not None else None
 
+    def fork_frame(self) -> ModuleForkFrame:
+        return ModuleForkFrame(self)
+
     def _tensor_paths(self) -> dict[int, str]:
         """`id(tensor)` -> `"sub.weight"` for every parameter and buffer under this frame's module."""
         if self._paths is None:
@@ -86,6 +89,15 @@ class ModuleFrame(TraceFrame):
                 value.set_debug_name(name)
             self._attributes[path] = value
         return value
+
+
+class ModuleForkFrame(ModuleFrame):
+    """The graph of a call forked from a module's method: it reads attributes and calls submodules of the same
+    module, through a `self` input standing for the forking graph's (dropped if unused, as any capture)."""
+
+    def __init__(self, parent: ModuleFrame):
+        super().__init__(Graph(), parent.module, parent.self_value.type, parent, parent.scope)
+        self.captures[self.self_value] = parent.self_value
 
 
 class TracedModuleType:
@@ -191,7 +203,8 @@ class ModuleCalls:
         with state.in_frame(frame):
             result = forward(*args, **kwargs)
             with state.recording():
-                returned = _changed_tensors(state, frame, [*_tensors_in(result), *tensors, *frame.captures])
+                captured = [t for t in frame.captures.values() if isinstance(t, torch.Tensor)]
+                returned = _changed_tensors(state, frame, [*_tensors_in(result), *tensors, *captured])
                 frame.graph.register_output(_pack(frame.graph, [state.value_of(t) for t in returned]))
         with state.recording():
             self._record_call(state, frame, tensors, returned)
@@ -204,7 +217,7 @@ class ModuleCalls:
         name = info.next_method_name()
         info.class_type.methods[name] = _method(info, name, frame.graph)
         module_value = parent.attribute(_relative_path(self.types[parent.module].path, info.path))
-        inputs = [module_value, *map(state.value_of, tensors), *map(state.value_of, frame.captures)]
+        inputs = [module_value, *map(state.value_of, tensors), *map(state.outer_value, frame.captures.values())]
         node = state.create_node(prim.CallMethod, inputs).s_("name", name)
         self.call_sites.append(CallSite(node, frame.module, name, _bind_call_outputs(state, node, returned)))
 

@@ -29,6 +29,9 @@ sees at its dispatch key) and records each as a node with the overload the bindi
 - Tensors the trace does not know become constants; turning a tensor into a Python value warns (TracerWarning).
 - A ScriptFunction called while tracing is recorded as a prim::CallFunction keeping its control flow
   (`record_function_call`); submodule calls of a traced module become prim::CallMethod (trace_module.py).
+- `tsjit.fork(fn, *args)` runs `fn` at once, recorded into a
+  graph of its own that becomes the Subgraph of a prim::fork; `wait` on its future is an aten::wait
+  (`record_fork`, `record_wait`).
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.schema import Argument, FunctionSchema
 from tsjit.ir.symbols import Symbol, aten, prim
 from tsjit.ops.registry import find_operator, get_operators
+from tsjit.passes.dead_code_elimination import eliminate_dead_code
 
 
 class TracerWarning(Warning):
@@ -105,24 +109,33 @@ class TracedSize(tuple):
 
 
 # ---- the state of one trace ----------------------------------------------------------------------------------
-_local = threading.local()
+class _ThreadState(threading.local):
+    """The trace running on each thread: None by default (a class attribute, so reading it never fails a lookup,
+    which would cost `getattr(local, "state", None)` about 0.4 us on every call of a scripted function)."""
+
+    state: TracingState | None = None
+
+
+_local = _ThreadState()
 
 
 def get_tracing_state() -> TracingState | None:
     """The trace running on this thread, or None."""
-    return getattr(_local, "state", None)
+    return _local.state
 
 
 class TraceFrame:
-    """One graph being recorded (the traced function's, or the method a submodule call becomes) and the
-    Values its tensors have in it. `captures` are tensors of enclosing frames this graph takes as extra
-    inputs; module frames (trace_module.py) also read parameters and buffers with prim::GetAttr."""
+    """One graph being recorded (the traced function's, a forked call's, or the method a submodule call
+    becomes) and the Values its tensors and futures have in it. `captures` maps the extra inputs this graph
+    takes for what enclosing graphs computed to that: a tensor, a future, or (a forked call's `self`) the
+    enclosing graph's Value. Module frames (trace_module.py) also read parameters and buffers with prim::GetAttr."""
 
     def __init__(self, graph: Graph, parent: TraceFrame | None = None, scope: str | None = None):
         self.graph = graph
         self.parent = parent
         self.scope = scope
-        self.captures: list[torch.Tensor] = []
+        self.captures: dict[Value, Any] = {}
+        self.futures: dict[int, tuple[Any, Value]] = {}  # the futures forked here, held until the trace ends
         self._values: dict[int, tuple[weakref.ref, Value]] = {}
 
     def lookup(self, tensor: torch.Tensor) -> Value | None:
@@ -151,6 +164,16 @@ class TraceFrame:
 
     def owns_attribute(self, tensor: torch.Tensor) -> bool:
         return False
+
+    def capture(self, source: Any, type_: T.Type) -> Value:
+        """A new input of this graph standing for `source`, computed by an enclosing graph."""
+        value = self.graph.add_input(None, type_)
+        self.captures[value] = source
+        return value
+
+    def fork_frame(self) -> TraceFrame:
+        """The frame recording a call forked from this graph."""
+        return TraceFrame(Graph(), self, self.scope)
 
 
 class TracingState:
@@ -231,8 +254,17 @@ class TracingState:
         return self.constant(tensor.detach())
 
     def _capture(self, frame: TraceFrame, tensor: torch.Tensor) -> Value:
-        frame.captures.append(tensor)
-        return frame.graph.add_input(None, T.TensorType.create_from_tensor(tensor))
+        return frame.capture(tensor, T.TensorType.create_from_tensor(tensor))
+
+    def outer_value(self, source: Any) -> Value:
+        """The Value in the current graph of what a capture of a nested graph stands for."""
+        if isinstance(source, Value):
+            return source
+        if isinstance(source, torch.Tensor):
+            return self.value_of(source)
+        value = self.future_value(source)
+        assert value is not None, "only futures forked by the trace are captured"
+        return value
 
     # -- nodes --
     def create_node(self, kind: Symbol | str, inputs: list[Value]) -> Node:
@@ -372,6 +404,70 @@ class TracingState:
             self.bind_result(node, result)
         return result
 
+    # -- fork and wait --
+    def record_fork(self, future: Any, fn: Callable, args: tuple, kwargs: dict) -> Any:
+        """`fork(fn, *args, **kwargs)` while tracing: run the call now, on this thread, recording it into a graph
+        of its own, which becomes the Subgraph of a `prim::fork` node whose output (a Future) `future` is.
+        What the forked graph uses of enclosing graphs becomes its inputs, in the order its nodes first use
+        them (the arguments themselves are only Python values to the trace). Returns the call's result."""
+        with self.recording():
+            frame = self.frame.fork_frame()
+        with self.in_frame(frame):
+            result = fn(*args, **kwargs)
+            with self.recording():
+                frame.graph.register_output(self._forked_output(result))
+        with self.recording():
+            inputs = [self.outer_value(source) for source in _lift_inputs(frame)]
+            for inner, outer in zip(frame.graph.inputs, inputs):
+                if outer.has_debug_name():
+                    inner.set_debug_name(outer.debug_name)
+            node = self.create_node(prim.fork, inputs)
+            node.g_("Subgraph", frame.graph)
+            self.frame.futures[id(future)] = (future, node.add_output(T.FutureType(type_of_result(result))))
+        return result
+
+    def _forked_output(self, result: Any) -> Value:
+        """The forked graph's output for the call's `result`: a tensor, or a tuple or list of them (typed as the
+        tensors are, whatever the Values computing them say: a method call's are plain Tensors)."""
+        if isinstance(result, torch.Tensor):
+            return self.value_of(result)
+        if isinstance(result, tuple):
+            elements = [self._forked_output(item) for item in result]
+            return self.insert(prim.TupleConstruct, elements, type_of_result(result))
+        if isinstance(result, list) and all(isinstance(item, torch.Tensor) for item in result):
+            return self.insert(prim.ListConstruct, [self.value_of(t) for t in result], type_of_result(result))
+        raise TsjitError(f"a forked call returned {type(result).__name__}, which tracing cannot record: a forked "
+                         "call returns a tensor, a list of tensors or a tuple of those")
+
+    def record_wait(self, future: Any, result: Any) -> Any:
+        """`wait(future)` while tracing, `result` being the future's value: `aten::wait` on the future's Value,
+        whose output computes `result`. A future the trace did not fork is only waited on."""
+        with self.recording():
+            value = self.future_value(future)
+            if value is not None:
+                node = self.create_node(aten.wait, [value])
+                output = node.add_output(value.type.elem)
+                if isinstance(result, torch.Tensor):
+                    self.set_value(result, output)
+                elif isinstance(result, tuple | list):
+                    self.unpack(output, result, prim.TupleUnpack if isinstance(result, tuple) else prim.ListUnpack)
+        return result
+
+    def future_value(self, future: Any) -> Value | None:
+        """The Value of a future the trace forked in the current graph or (then captured) an enclosing one."""
+        frame = self.frame
+        entry = frame.futures.get(id(future))
+        if entry is not None:
+            return entry[1]
+        parent = frame.parent
+        while parent is not None and id(future) not in parent.futures:
+            parent = parent.parent
+        if parent is None:
+            return None
+        value = frame.capture(future, parent.futures[id(future)][1].type)
+        frame.futures[id(future)] = (future, value)
+        return value
+
     def bind_result(self, node: Node, result: Any) -> Value:
         """One output of `node` computing `result`; the tensors inside a tuple result are unpacked and bound."""
         output = node.add_output(type_of_result(result))
@@ -380,6 +476,24 @@ class TracingState:
         elif isinstance(result, tuple) and _contains_tensor(result):
             self.unpack(output, result)
         return output
+
+
+def _lift_inputs(frame: TraceFrame) -> list[Any]:
+    """Finish a forked call's graph: dead code removed, its inputs reordered by first use and the unused ones
+    dropped (torch.jit lifts what a fork's block uses in that order). Returns what each input stands for."""
+    graph = frame.graph
+    eliminate_dead_code(graph)
+    captured = set(graph.inputs)
+    used: dict[Value, None] = {}
+    for node in graph.all_nodes():
+        used.update((v, None) for v in node.inputs if v in captured)
+    used.update((v, None) for v in graph.outputs if v in captured)
+    sources = [frame.captures[v] for v in used]
+    for value in used:
+        value.replace_all_uses_with(graph.add_input(None, value.type))
+    for _ in captured:
+        graph.erase_input(0)
+    return sources
 
 
 def _known_outside(frame: TraceFrame, tensor: torch.Tensor) -> bool:
@@ -562,7 +676,7 @@ _TRACER_FILES = frozenset(
     [os.path.join(_HERE, name) for name in ("tracer.py", "trace_arguments.py", "trace_calls.py", "trace_indexing.py",
                                          "trace_module.py")]
     + [os.path.abspath(m.__file__) for m in (torch.overrides, sys.modules["torch.utils._python_dispatch"])]
-    + [contextlib.__file__])
+    + [contextlib.__file__, os.path.join(os.path.dirname(_HERE), "runtime", "futures.py")])
 _PACKAGE = os.path.dirname(_HERE)
 ENTRY_FILE = os.path.join(_PACKAGE, "api", "trace.py")
 

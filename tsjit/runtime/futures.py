@@ -23,6 +23,8 @@ from typing import Any
 
 import torch
 
+from tsjit.frontend.tracer import get_tracing_state
+
 Task = Callable[[], None]
 
 
@@ -192,8 +194,14 @@ def fork(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Future:
     """Start `fn(*args, **kwargs)` on the thread pool and return the Future of its result.
 
     Objects with a `run_async(*args) -> Future` method (tsjit Functions and Methods) start that way, which lets
-    their interpreter suspend at waits instead of blocking a pool thread.
+    their interpreter suspend at waits instead of blocking a pool thread. While this thread traces, the call runs
+    now, recorded as a `prim::fork` (tracer.py `record_fork`), and the Future returned is already complete.
     """
+    state = get_tracing_state()
+    if state is not None:
+        future = Future()
+        future.set_result(state.record_fork(future, fn, args, kwargs))
+        return future
     run_async = getattr(fn, "run_async", None)
     if run_async is not None and not kwargs:
         return run_async(*args)
@@ -203,7 +211,11 @@ def fork(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Future:
 
 
 def wait(future: Future) -> Any:
-    """The value of a forked computation, waiting for it; re-raises the exception the forked work raised."""
+    """The value of a forked computation, waiting for it; re-raises the exception the forked work raised.
+    While this thread traces, the wait is recorded as an `aten::wait`."""
+    state = get_tracing_state()
+    if state is not None:
+        return state.record_wait(future, future.wait())
     return future.wait()
 
 

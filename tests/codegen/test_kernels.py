@@ -274,3 +274,12 @@ def test_slices_of_higher_rank_tensors(fallbacks) -> None:
     assert not fallbacks
     torch.testing.assert_close(operation(base[:, :3, :6], y[:, :3]), chain(base[:, :3, :6], y[:, :3]))
     assert len(fallbacks) == 1  # dimensions that do not collapse
+
+
+def test_the_row_stride_of_matrices_agrees_with_the_general_rule() -> None:
+    # matrices take a shortcut; with a leading dimension of size 1 the same tensor goes through the general loop
+    gates = torch.randn(3, 80)
+    for matrix in (gates[:, 20:40], gates[:1, 20:40], gates[:, :1], gates.t(), gates[:, ::4],
+                   torch.randn(3, 1).expand(3, 20), torch.randn(1, 20).expand(3, 20), gates):
+        assert fusion._row_stride(matrix) == fusion._row_stride(matrix.unsqueeze(0))
+    assert fusion._row_stride(gates[:, 20:40]) == 80 and fusion._row_stride(gates.t()) is None

@@ -10,6 +10,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from tsjit.errors import SchemaError
+from tsjit.ir.constants import constant_value
 from tsjit.ir.parser import parse_ir
 from tsjit.ops.registry import register_operator
 from tsjit.runtime.function import Function
@@ -84,17 +85,98 @@ def test_a_binding_whose_defaults_differ_from_the_schema_is_not_used() -> None:
     torch.testing.assert_close(run_graph(graph, x, y), torch.nn.functional.mse_loss(x, y))
 
 
-def test_trailing_constant_defaults_are_left_out_of_the_call() -> None:
-    _, softmax = node_of("""\
+COMPOSITES = {
+    "aten::linear": ("""\
+        graph(%x : Tensor, %w : Tensor, %b : Tensor):
+          %y : Tensor = aten::linear(%x, %w, %b)
+          return (%y)""", torch._C._nn.linear, (torch.randn(4, 3), torch.randn(5, 3), torch.randn(5))),
+    "aten::chunk": ("""\
+        graph(%x : Float(*, *)):
+          %n : int = prim::Constant[value=4]()
+          %d : int = prim::Constant[value=1]()
+          %y : Tensor[] = aten::chunk(%x, %n, %d)
+          return (%y)""", torch._C._VariableFunctions.chunk, (torch.randn(3, 8),)),
+    "aten::dropout": ("""\
         graph(%x : Tensor):
-          %dim : int = prim::Constant[value=-1]()
+          %p : float = prim::Constant[value=0.1]()
+          %train : bool = prim::Constant[value=0]()
+          %y : Tensor = aten::dropout(%x, %p, %train)
+          return (%y)""", torch._C._VariableFunctions.dropout, (torch.randn(3),)),
+    "aten::layer_norm": ("""\
+        graph(%x : Tensor, %w : Tensor, %b : Tensor):
+          %shape : int[] = prim::Constant[value=[1]]()
+          %eps : float = prim::Constant[value=1e-05]()
+          %cudnn : bool = prim::Constant[value=1]()
+          %y : Tensor = aten::layer_norm(%x, %shape, %w, %b, %eps, %cudnn)
+          return (%y)""", torch._C._VariableFunctions.layer_norm, (torch.randn(2, 1), torch.randn(1), torch.randn(1))),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(COMPOSITES))
+def test_composite_operators_use_their_binding_with_the_same_results(kind: str) -> None:
+    # composite operators decompose before any dispatch mode sees them: the binding is proven by its name (the
+    # operator has no other overload than out= variants) and by doing what the overload does up to its first
+    # dispatch, or returning the same value without one (dropout in eval returns its input)
+    text, binding, args = COMPOSITES[kind]
+    _, node = node_of(text, kind)
+    operation, inputs = compile_operation(node)
+    assert operation is binding
+    reference = getattr(torch.ops.aten, kind.partition("::")[2]).default._op
+    graph_inputs = iter(args)
+    full = [constant_value(value.node) if value.node.kind == "prim::Constant" else next(graph_inputs)
+            for value in node.inputs]
+    expected = reference(*full)
+    torch.testing.assert_close(operation(*[full[i] for i in inputs]), expected)
+
+
+def test_a_composite_binding_never_uses_its_own_defaults() -> None:
+    # torch._C._nn.cross_entropy_loss defaults to no reduction, the schema to the mean; the difference shows only
+    # after the first dispatch (log_softmax), so a composite's call passes every argument, defaults included
+    graph, node = node_of("""\
+        graph(%x : Float(*, *), %t : Long(*)):
           %none : NoneType = prim::Constant()
-          %y : Tensor = aten::softmax(%x, %dim, %none)
-          return (%y)""", "aten::softmax")
-    operation, inputs = compile_operation(softmax)
+          %mean : int = prim::Constant[value=1]()
+          %ignore : int = prim::Constant[value=-100]()
+          %smoothing : float = prim::Constant[value=0.]()
+          %loss : Tensor = aten::cross_entropy_loss(%x, %t, %none, %mean, %ignore, %smoothing)
+          return (%loss)""", "aten::cross_entropy_loss")
+    _, inputs = compile_operation(node)
+    assert inputs == tuple(range(6))
+    x, t = torch.randn(3, 4), torch.tensor([0, 3, 1])
+    torch.testing.assert_close(run_graph(graph, x, t), torch.nn.functional.cross_entropy(x, t))
+
+
+def test_a_composite_binding_raises_the_overloads_error() -> None:
+    _, node = node_of(COMPOSITES["aten::linear"][0], "aten::linear")
+    operation, _ = compile_operation(node)
+    x, w, b = torch.randn(4, 3), torch.randn(5, 2), torch.randn(5)
+    with pytest.raises(RuntimeError) as reference:
+        torch.ops.aten.linear.default._op(x, w, b)
+    with pytest.raises(RuntimeError) as error:
+        operation(x, w, b)
+    assert str(error.value) == str(reference.value)
+
+
+def test_a_composite_with_other_overloads_than_out_variants_keeps_the_overload() -> None:
+    from tsjit.runtime.operations import _only_overload
+
+    assert _only_overload(torch.ops.aten.linear.default, {})
+    assert not _only_overload(torch.ops.aten.linear.default, {"out": None})
+    assert not _only_overload(torch.ops.aten.split.sizes, {})  # split.Tensor is another, not an out= variant
+
+
+def test_trailing_constant_defaults_are_left_out_of_the_call() -> None:
+    _, mean = node_of("""\
+        graph(%x : Tensor):
+          %dim : int[] = prim::Constant[value=[-1]]()
+          %keep : bool = prim::Constant[value=0]()
+          %none : NoneType = prim::Constant()
+          %y : Tensor = aten::mean(%x, %dim, %keep, %none)
+          return (%y)""", "aten::mean")
+    operation, inputs = compile_operation(mean)
     assert inputs == (0, 1)
-    torch.testing.assert_close(operation(torch.ones(2), -1), torch.full((2,), 0.5))
-    torch.testing.assert_close(operation_for_node(softmax)(torch.ones(2), -1, None), torch.full((2,), 0.5))
+    torch.testing.assert_close(operation(torch.ones(2), [-1]), torch.tensor(1.0))
+    torch.testing.assert_close(operation_for_node(mean)(torch.ones(2), [-1], False, None), torch.tensor(1.0))
 
 
 @register_operator("tsjit_test::triple(int x) -> int")

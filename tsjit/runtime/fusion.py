@@ -92,66 +92,67 @@ class _LazyKernel:
 def _guarded(kernel: Kernel, lazy: _LazyKernel, fallback: Operation) -> Operation:
     """The kernel's Operation. Its C function takes (rows, n), then per input a pointer and a row stride (tensors)
     or a value (scalars), then the output pointers, and computes rows x n elements: one row of all of them when
-    every input is contiguous, or the rows of row-major slices (LSTM gate chunks), given their row strides."""
-    tensors = tuple(i for i, kind in enumerate(kernel.arguments) if kind not in _C_ARGUMENT_TYPES)
-    is_tensor = tuple(kind not in _C_ARGUMENT_TYPES for kind in kernel.arguments)
-    first, dtype, count = tensors[0], kernel.dtype, kernel.num_outputs
+    every input is contiguous, or the rows of row-major slices (LSTM gate chunks), given their row strides.
+
+    A call costs a few microseconds of Python (a FusionGroup of tiny ops only pays off if that is less than the
+    ops it replaces), so everything that does not depend on the inputs is decided here, once: which arguments are
+    tensors, the checks' constants. One pass over the inputs both checks them and builds the C arguments; a
+    contiguous input gets the row stride `columns` (the kernel reads row 0 only when all inputs are contiguous)."""
+    kinds = tuple(kind not in _C_ARGUMENT_TYPES for kind in kernel.arguments)
+    first, dtype, count = kinds.index(True), kernel.dtype, kernel.num_outputs
     plain, is_grad_enabled, empty_like = _PLAIN_TENSOR_TYPES, torch.is_grad_enabled, torch.empty_like
     contiguous = torch.contiguous_format
-    pointers = (*[p for tensor in is_tensor for p in ((True, False) if tensor else (False,))], *[True] * count)
+    pointers = (*[p for tensor in kinds for p in ((True, False) if tensor else (False,))], *[True] * count)
     itemsize = dtype.itemsize
 
     def operation(*values):
         reference = values[first]
         if type(reference) not in plain:
             return fallback(*values)
-        shape, grad, row_strides = reference.shape, is_grad_enabled(), None
-        for i in tensors:
-            value = values[i]
+        shape, grad = reference.shape, is_grad_enabled()
+        columns = shape[-1] if shape else 1
+        arguments, all_contiguous = [], True
+        for value, tensor in zip(values, kinds):
+            if not tensor:
+                arguments.append(value)
+                continue
             if (type(value) not in plain or value.dtype is not dtype or not value.is_cpu or value.shape != shape
                     or (grad and value.requires_grad)):
                 return fallback(*values)
-            if not value.is_contiguous():
-                row_stride = _row_stride(value)
-                if row_stride is None:
-                    return fallback(*values)
-                row_strides = row_strides or {}
-                row_strides[i] = row_stride
-        function = lazy.get()
+            if value.is_contiguous():
+                arguments += (value.data_ptr(), columns)
+                continue
+            row_stride = _row_stride(value)
+            if row_stride is None:
+                return fallback(*values)
+            arguments += (value.data_ptr(), row_stride)
+            all_contiguous = False
+        function = lazy.function if lazy.loaded else lazy.get()
         if function is None:
             return fallback(*values)
         n = reference.numel()
         outputs = [empty_like(reference, memory_format=contiguous) for _ in range(count)]
-        if n and row_strides is None:
-            arguments = _arguments(values, is_tensor, {}, 0) + [output.data_ptr() for output in outputs]
-            if n < PARALLEL_MIN_ELEMENTS:
+        if n:
+            arguments += [output.data_ptr() for output in outputs]
+            if not all_contiguous:
+                function(n // columns, columns, *arguments)
+            elif n < PARALLEL_MIN_ELEMENTS:
                 function(1, n, *arguments)
             else:
                 _run_in_parallel(function, n, arguments, pointers, itemsize)
-        elif n:
-            columns = shape[-1]
-            arguments = _arguments(values, is_tensor, row_strides, columns)
-            function(n // columns, columns, *arguments, *[output.data_ptr() for output in outputs])
         return outputs[0] if count == 1 else tuple(outputs)
 
     return operation
-
-
-def _arguments(values: tuple, is_tensor: tuple[bool, ...], row_strides: dict[int, int], columns: int) -> list:
-    """The kernel's input arguments: a pointer and a row stride per tensor, the value of a scalar."""
-    arguments: list = []
-    for i, (value, tensor) in enumerate(zip(values, is_tensor)):
-        if tensor:
-            arguments += (value.data_ptr(), row_strides.get(i, columns))
-        else:
-            arguments.append(value)
-    return arguments
 
 
 def _row_stride(tensor: torch.Tensor) -> int | None:
     """For a row-major slice (the last dimension contiguous, the others collapsing into rows of one stride, like a
     chunk of a matrix's columns; eager's result for it is contiguous), the stride between its rows; else None."""
     sizes, strides = tensor.shape, tensor.stride()
+    if len(sizes) == 2:  # a chunk of a matrix (the LSTM's gates), without the general loop's cost
+        if sizes[1] != 1 and strides[1] != 1:
+            return None
+        return strides[0] if sizes[0] != 1 else 0
     if not sizes or (sizes[-1] != 1 and strides[-1] != 1):
         return None
     row_stride, expected = 0, None

@@ -13,9 +13,11 @@ outputs, or None (seed: jit-overview.md "Operation", "Operator"). Where it comes
    through the JIT schema, so on small tensors it takes ~1.4x the time of the ordinary binding (`torch.add`,
    `Tensor.add_`). Where that binding provably reaches the same overload for the node's argument types, it is
    used instead: the proof is one call under a dispatch mode that records which OpOverload the binding
-   dispatches to first (see `_verified_binding`); aten::size.int and aten::dim, which never dispatch, call the
-   Tensor methods that read the same metadata. Trailing arguments that are constants equal to their schema
-   defaults are left out of the call, and constant keyword-only arguments are bound once, so
+   dispatches to first (see `_verified_binding`; composite operators like aten::linear, which decompose before
+   any dispatch, by their name and what they dispatch first: `_dispatches_to`); aten::size.int and aten::dim,
+   which never dispatch, call the Tensor methods that read the same metadata. Trailing arguments that are
+   constants equal to their schema defaults are left out of the call (except for such composites), and constant
+   keyword-only arguments are bound once, so
 
        %y : Tensor = aten::add(%a, %b, %one)      # aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1)
 
@@ -118,7 +120,7 @@ class _CallShape(NamedTuple):
 
 def _dispatcher_operation(overload: torch._ops.OpOverload, schema: FunctionSchema,
                           node: Node) -> CompiledOperation:
-    shape = _call_shape(schema, node)
+    shape = _call_shape(schema, node, keep_defaults=_is_composite(overload) and _only_overload(overload, {}))
     call = _verified_binding(overload, node, shape) or _METADATA_READERS.get(overload.name()) or overload._op
     if shape.bound:
         call = functools.partial(call, **shape.bound)
@@ -128,15 +130,18 @@ def _dispatcher_operation(overload: torch._ops.OpOverload, schema: FunctionSchem
                              shape.positional + tuple(i for _, i in shape.keywords))
 
 
-def _call_shape(schema: FunctionSchema, node: Node) -> _CallShape:
-    """Leave out trailing positional and all keyword-only arguments that are constants equal to their default."""
+def _call_shape(schema: FunctionSchema, node: Node, keep_defaults: bool) -> _CallShape:
+    """Leave out trailing positional and all keyword-only arguments that are constants equal to their default,
+    unless `keep_defaults` (for composites a binding may stand for): a composite operator's binding is only
+    proven up to its first dispatch (see `_dispatches_to`), which a default used later (cross_entropy_loss's
+    reduction) may not reach, so its call passes every argument and no binding default ever applies."""
     pairs = list(zip(schema.arguments, range(len(node.inputs))))
     positional = [(argument, i) for argument, i in pairs if not argument.kwarg_only]
-    while positional and _is_default(*positional[-1], node):
+    while positional and not keep_defaults and _is_default(*positional[-1], node):
         positional.pop()
     keywords, bound = [], {}
     for argument, i in pairs:
-        if not argument.kwarg_only or _is_default(argument, i, node):
+        if not argument.kwarg_only or (not keep_defaults and _is_default(argument, i, node)):
             continue
         if _is_constant(node.inputs[i]):
             bound[argument.name] = constant_value(node.inputs[i].node)
@@ -206,17 +211,44 @@ def _find_binding(overload: torch._ops.OpOverload, args: list, kwargs: dict) -> 
 def _dispatches_to(binding: Operation, overload: torch._ops.OpOverload, args: list, kwargs: dict) -> bool:
     """Whether `binding` dispatches the same overload with the same arguments as `overload._op`, defaults
     included: a binding's defaults can differ from the schema's (`torch._C._nn.mse_loss(x, y)` does not reduce).
+
+    A composite operator (aten::linear, layer_norm, chunk, dropout...) never reaches a dispatch mode itself: its
+    C++ kernel runs first and dispatches the ops it is made of. For one, the binding is taken when its name can
+    only mean this overload (the operator's other overloads are `out=` variants, and no `out` is passed) and its
+    call does exactly what the overload's does up to the first dispatch, or returns the same value without one
+    (`dropout(x, p, False)` returns x): then both run the same kernel with the same arguments (a composite's call
+    passes every argument, so that no binding default differing from the schema's can apply later on).
     """
     expected = _first_dispatch(overload._op, args, kwargs)
-    return expected is not None and expected[0] is overload and _first_dispatch(binding, args, kwargs) == expected
+    if expected is None or _first_dispatch(binding, args, kwargs) != expected:
+        return False
+    return expected[0] is overload or (_is_composite(overload) and _only_overload(overload, kwargs))
+
+
+def _is_composite(overload: torch._ops.OpOverload) -> bool:
+    return torch._C._dispatch_has_kernel_for_dispatch_key(overload.name(), "CompositeImplicitAutograd")
+
+
+def _only_overload(overload: torch._ops.OpOverload, kwargs: dict) -> bool:
+    """Whether a call without `out=` of the overload's operator name can reach no other overload."""
+    if "out" in kwargs:
+        return False
+    packet = overload.overloadpacket
+    others = (getattr(packet, name) for name in packet.overloads() if name != overload._overloadname)
+    return all(any(argument.is_out for argument in other._schema.arguments) for other in others)
+
+
+_RETURNED = "returned without dispatching"
 
 
 def _first_dispatch(call: Operation, args: list, kwargs: dict) -> tuple | None:
-    """(OpOverload, arguments, keyword arguments) of the first dispatch `call` makes, or None."""
+    """(OpOverload, arguments, keyword arguments) of the first dispatch `call` makes, (_RETURNED, result) for a
+    call that returns without dispatching, or None for one that raises before its first dispatch."""
     recorder = _FirstDispatch()
     try:
         with recorder:
-            call(*args, **kwargs)
+            result = call(*args, **kwargs)
+        return (_RETURNED, _comparable(result))
     except Exception:  # the recorder stops the call at its first dispatch; a call that rejects fails here
         pass
     return recorder.first
@@ -273,8 +305,8 @@ def _sample(value: Value) -> Any:
 
 
 def _sample_of_type(type_) -> Any:
-    if isinstance(type_, TensorType):
-        return torch.empty(1, device="meta")
+    if isinstance(type_, TensorType):  # of the known rank, so that composites taking a dim can run (chunk)
+        return torch.empty((1,) * (type_.rank or 1), device="meta")
     if isinstance(type_, ListType):
         element = _sample_of_type(type_.elem)
         return _UNSURE if element is _UNSURE else [element]

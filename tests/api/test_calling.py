@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import threading
-from typing import List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import pytest
 import torch
@@ -88,6 +88,25 @@ def test_containers_are_checked_on_every_call() -> None:
     with pytest.raises(TsjitError, match="Expected a value of type 'List\\[int\\]' for argument 'sizes'"):
         function(X, [1, "2"])
     assert torch.equal(function(X, [4]), X + 4)
+
+
+def counted(d: Dict[str, int], nested: List[List[int]], weights: Dict[str, float]) -> Tuple[int, Dict[str, float]]:
+    return len(d) + len(nested), weights
+
+
+def test_empty_and_nested_containers_fit_typed_parameters_as_in_torch_jit() -> None:
+    """`{}` has no type of its own: dicts are checked element by element, as lists are; ints in containers of
+    floats become floats."""
+    ours, theirs = tsjit.script(counted), torch.jit.script(counted)
+    for args in (({}, [], {}), ({}, [[]], {"a": 1}), ({"a": 1}, [[1], []], {"b": 2.5})):
+        for _ in range(2):  # containers take the slow path every time
+            found, expected = ours(*args), theirs(*args)
+            assert found == expected
+            assert [type(v) for v in found[1].values()] == [type(v) for v in expected[1].values()]
+    with pytest.raises(TsjitError, match="Expected a value of type 'Dict\\[str, int\\]' for argument 'd'"):
+        ours({1: 2}, [], {})
+    with pytest.raises(RuntimeError, match="Expected a value of type 'Dict\\[str, int\\]' for argument 'd'"):
+        theirs({1: 2}, [], {})
 
 
 def test_eight_threads_call_one_script_function_while_it_learns() -> None:

@@ -18,6 +18,8 @@ from tsjit.errors import CompileError, TsjitError
 from tsjit.frontend.enum_values import enum_type_of
 from tsjit.ir import types as T
 from tsjit.ir.parser import parse_ir
+from tsjit.passes.constant_pooling import constant_pooling
+from tsjit.passes.inliner import inline_calls
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.jit's own
 
@@ -235,17 +237,40 @@ def folds_to_a_tuple() -> Tuple[Color, str]:
     return GREEN, GREEN.name
 
 
-@pytest.mark.xfail(reason="torch.jit keeps one constant per use of an enum member; tsjit's constant pooling "
-                          "(tsjit/passes/constant_pooling.py) merges them", strict=True)
+def compares_twice(c: Color, d: Color) -> Tuple[bool, bool]:
+    return compare(c, d)[0], compare(d, c)[0]
+
+
 def test_enum_constants_are_not_pooled():
+    """torch.jit compares enum constants by the identity of their holders: one constant per use of a member."""
     assert normalized(str(script(repeated).graph)) == normalized(str(torch.jit.script(repeated).graph))
 
 
-@pytest.mark.xfail(reason="torch.jit folds tuples holding enum members into one constant; "
-                          "tsjit/passes/constant_propagation.py's `insertable_constant` refuses enum members",
-                   strict=True)
+def test_copies_of_an_enum_constant_are_pooled():
+    """Inlining a function twice copies its enum constants, and copies share their holder: they are pooled."""
+    ours = script(compares_twice).graph.copy()
+    inline_calls(ours)
+    constant_pooling(ours)
+    theirs = torch.jit.script(compares_twice).graph.copy()
+    torch._C._jit_pass_inline(theirs)
+    torch._C._jit_pass_constant_pooling(theirs)
+    assert normalized(str(ours)) == normalized(str(theirs))
+
+
 def test_tuples_of_enum_constants_fold():
     assert normalized(str(script(folds_to_a_tuple).graph)) == normalized(str(torch.jit.script(folds_to_a_tuple).graph))
+
+
+def folds_an_int_enum() -> Tuple[Level, int]:
+    pair = (Level.HIGH, 3)
+    return pair[0], pair[1]
+
+
+def test_folded_int_enum_members_keep_their_enum_type():
+    """An IntEnum member is also an int: the folded constant takes the enum type of the value it replaces."""
+    ours, theirs = script(folds_an_int_enum), torch.jit.script(folds_an_int_enum)
+    assert normalized(str(ours.graph)) == normalized(str(theirs.graph))
+    assert ours() == theirs() == (Level.HIGH, 3)
 
 
 class Holder:
@@ -314,6 +339,27 @@ def test_int_enum_attributes_are_ints_as_torch_jit_infers_them():
         torch.jit.script(IntEnumAttributeValue())
     with pytest.raises(CompileError, match="'int' object has no attribute or method 'value'"):
         script_module(IntEnumAttributeValue())
+
+
+class PrintsALevel(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.level = Level.HIGH
+
+    def forward(self, count: int) -> int:
+        print(self.level, count)
+        return self.level
+
+
+def test_int_enum_attributes_and_arguments_print_as_ints(capfd):
+    """torch.jit takes IntEnum members as ints wherever no enum is expected: attributes, int arguments."""
+    ours, theirs = script_module(PrintsALevel()), torch.jit.script(PrintsALevel())
+    theirs(Level.LOW)
+    expected = capfd.readouterr().out
+    assert expected == "2 1\n"
+    assert ours(Level.LOW) == theirs(Level.LOW) == 2
+    assert capfd.readouterr().out == expected * 2
+    assert type(ours.level) is type(theirs.level) is int
 
 
 class EnumConstant(torch.nn.Module):

@@ -21,6 +21,7 @@ import torch
 
 from tsjit.api import script
 from tsjit.api.module import script_module
+from tsjit.errors import TsjitError
 from tsjit.ir import types as T
 from tsjit.serialization import load, save
 
@@ -207,3 +208,18 @@ def enum_dict(d: Dict[str, Color]) -> List[str]:
 def test_enum_containers_as_arguments_of_loaded_functions():
     for data in (tsjit_bytes(script(enum_dict)), torch_bytes(torch.jit.script(enum_dict))):
         assert load(data)({"a": Color.RED, "b": Color.GREEN}) == ["RED", "GREEN"]
+
+
+def test_enum_attributes_of_loaded_modules_take_python_members():
+    """A Python member assigned to a loaded module's enum attribute is converted by name and value, as
+    torch.jit converts it; a member of another enum is refused."""
+    data = torch_bytes(torch.jit.script(Palette()))
+    ours, theirs = load(data), torch.jit.load(io.BytesIO(data))
+    for loaded in (ours, theirs):
+        loaded.favourite = Color.RED
+    assert plain(ours.favourite) == plain(theirs.favourite) == ("RED", 1)
+    assert plain(ours(Color.RED, torch.ones(1))) == plain(theirs(Color.RED, torch.ones(1)))
+    with pytest.raises(TsjitError, match="for field 'favourite'"):
+        ours.favourite = Mood.SAD
+    with pytest.raises(RuntimeError, match="Could not cast attribute 'favourite'"):
+        theirs.favourite = Mood.SAD

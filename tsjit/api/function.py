@@ -234,13 +234,34 @@ def check_argument(schema: FunctionSchema, position: int, argument, value: Any) 
     """The value as the argument's type takes it (an int for a float becomes a float); a TsjitError otherwise."""
     expected = argument.type
     value = to_enum_value(to_script_value(value, expected), expected)
-    if isinstance(expected, T.FloatType) and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
     if fits_type(value, expected):
-        return value
+        return _widened(value, expected)
     raise TsjitError(f"Expected a value of type '{expected.annotation_str()}' for argument '{argument.name}' but "
                      f"instead found type '{type(value).__name__}'.\nPosition: {position}\nValue: {value!r}\n"
                      f"Declaration: {schema}")
+
+
+def _widened(value: Any, expected: T.Type) -> Any:
+    """A value that fits `expected` with the ints where floats are expected made floats, inside lists, tuples,
+    dicts and optionals too, as torch.jit's toIValue converts them; containers of no floats are passed as they
+    are."""
+    if isinstance(expected, T.FloatType):
+        return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    if value is None or not _holds_float(expected):
+        return value
+    if isinstance(expected, T.OptionalType):
+        return _widened(value, expected.elem)
+    if isinstance(expected, T.ListType):
+        return [_widened(v, expected.elem) for v in value]
+    if isinstance(expected, T.TupleType):
+        return tuple(_widened(v, t) for v, t in zip(value, expected.elements))
+    if isinstance(expected, T.DictType):
+        return {_widened(k, expected.key): _widened(v, expected.value) for k, v in value.items()}
+    return value
+
+
+def _holds_float(type_: T.Type) -> bool:
+    return isinstance(type_, T.FloatType) or any(_holds_float(t) for t in type_.contained_types())
 
 
 def fits_type(value: Any, expected: T.Type) -> bool:
@@ -256,6 +277,8 @@ def fits_type(value: Any, expected: T.Type) -> bool:
         return all(fits_type(v, expected.elem) for v in value)
     if isinstance(expected, T.TupleType) and isinstance(value, tuple):
         return len(value) == len(expected.elements) and all(fits_type(v, t) for v, t in zip(value, expected.elements))
+    if isinstance(expected, T.DictType) and isinstance(value, dict):  # element by element: `{}` has no own type
+        return all(fits_type(k, expected.key) and fits_type(v, expected.value) for k, v in value.items())
     if isinstance(expected, T.FloatType) and isinstance(value, int) and not isinstance(value, bool):
         return True
     if isinstance(value, Object):

@@ -45,6 +45,7 @@ from tsjit.frontend.concrete_module_type import (
     methods_to_compile,
     module_concrete_type,
 )
+from tsjit.frontend.enum_values import to_enum_value
 from tsjit.frontend.interfaces import incompatibility
 from tsjit.frontend.module_sugared_values import (
     define_hooks,
@@ -84,7 +85,7 @@ def create_script_module(nn_module: torch.nn.Module, concrete_type: ConcreteModu
     compile_methods), then what Python sees of it (exported and ignored methods, hooks)."""
     submodules = {name: _script_submodule(getattr(nn_module, name), module_type, name)
                   for name, module_type in concrete_type.modules.items()}
-    slots = {name: to_script_value(_slot_value(getattr(nn_module, name)), attribute.type)
+    slots = {name: to_enum_value(to_script_value(_slot_value(getattr(nn_module, name)), attribute.type), attribute.type)
              for name, attribute in concrete_type.attributes.items()}
     slots.update((name, module._c) for name, module in submodules.items())
     compile_methods(nn_module, concrete_type, entry_points)
@@ -316,9 +317,10 @@ class TensorSlots(MutableMapping):
 
 
 def set_slot(obj: Object, name: str, value: Any) -> None:
-    """Write an attribute of a runtime object, checking the value against the attribute's type."""
+    """Write an attribute of a runtime object, checking the value against the attribute's type; enum members
+    are converted by name and value as arguments are (so a Python member fits an enum loaded from an archive)."""
     expected = obj.type.get_attribute(name)
-    value = to_script_value(value, expected)
+    value = to_enum_value(to_script_value(value, expected), expected)
     if not fits_type(value, expected):
         raise TsjitError(f"Expected a value of type '{expected.annotation_str()}' for field '{name}', but found "
                          f"'{type(value).__name__}'")

@@ -120,12 +120,15 @@ def enum_field(value: Value, loc, emitter, field: str) -> SugaredValue:
 def to_enum_value(value: Any, expected: T.Type) -> Any:
     """A Python argument for a parameter of type `expected`, enum members made members of the expected enum by
     their name and value, as torch.jit converts them: a Python member, or an EnumValue for an enum without a
-    Python class (one loaded from an archive). Other values are unchanged."""
+    Python class (one loaded from an archive). Members of IntEnums where no enum is expected are ints, as
+    torch.jit's toIValue takes them (`print` shows `2`, not `Enum<Level.HIGH>`). Other values are unchanged."""
     if isinstance(value, enum.Enum | T.EnumValue) and isinstance(expected, T.EnumType):
         if (value.name, value.value) not in expected.names_values:
             return value  # not a member: the type check refuses it
         py_class = _python_classes.get(expected)
         return py_class[value.name] if py_class is not None else T.EnumValue(expected, value.name, value.value)
+    if isinstance(value, enum.IntEnum):
+        return int(value)
     if isinstance(expected, T.OptionalType) and value is not None:
         return to_enum_value(value, expected.elem)
     if isinstance(expected, T.ListType) and isinstance(value, list):

@@ -370,8 +370,10 @@ class Node:
         return self
 
     def copy_attributes(self, other: Node) -> Node:
-        """Replace this node's attributes with copies of `other`'s (graph attributes are deep-copied)."""
-        self._attributes = {k: (kind, _copy_attribute(kind, v)) for k, (kind, v) in other._attributes.items()}
+        """Replace this node's attributes with copies of `other`'s (graph attributes are deep-copied). Entries
+        holding immutable or shared values are shared themselves, as TorchScript's copies share IValues: constant
+        pooling tells enum constants apart by that identity."""
+        self._attributes = {k: _copy_entry(entry) for k, entry in other._attributes.items()}
         return self
 
     def _attribute(self, name: str | Symbol) -> tuple[str, Any]:
@@ -824,6 +826,12 @@ def _check_same_graph(graph: Graph, value: Value, what: str) -> None:
 
 def _is_valid_name(name: str) -> bool:
     return not name.isdigit()
+
+
+def _copy_entry(entry: tuple[str, Any]) -> tuple[str, Any]:
+    kind, value = entry
+    copied = _copy_attribute(kind, value)
+    return entry if copied is value else (kind, copied)
 
 
 def _copy_attribute(kind: str, value: Any) -> Any:

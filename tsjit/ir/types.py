@@ -786,7 +786,11 @@ class ClassType(_NamedType):
         return tuple(a.name for a in self._attributes)
 
     def has_attribute(self, name: str) -> bool:
-        return name in self.attribute_names
+        """Whether the class has attribute `name` (a scan: no tuple of names built, it runs on every method call)."""
+        for attribute in self._attributes:
+            if attribute.name == name:
+                return True
+        return False
 
     def attribute_index(self, name: str) -> int:
         """The slot of attribute `name`; TsjitError if the class has none."""
@@ -919,6 +923,17 @@ class EnumValue:
 # How type_of types a member of a Python Enum class: the frontend (tsjit.frontend.enum_values), which names and
 # checks such classes, registers `(enum class) -> EnumType` here.
 ENUM_CLASS_HOOKS: list[Callable[[type], EnumType]] = []
+
+
+def holds_enum_member(value: Any) -> bool:
+    """Whether a value is an enum member (a Python one or an EnumValue) or a list, tuple or dict holding one."""
+    if isinstance(value, enum.Enum | EnumValue):
+        return True
+    if isinstance(value, list | tuple):
+        return any(holds_enum_member(v) for v in value)
+    if isinstance(value, dict):
+        return any(holds_enum_member(k) or holds_enum_member(v) for k, v in value.items())
+    return False
 
 
 def enum_type_of_member(member: enum.Enum | EnumValue) -> EnumType:

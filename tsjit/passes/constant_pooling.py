@@ -10,6 +10,11 @@ Constants are visited in program order (nested blocks included); each new one mo
 each repeated one is replaced by the first. Two constants are the same when their kinds of value, values and
 output types agree (so `1` and `True` stay apart). Mutable constants that are both graph outputs are kept
 apart, since callers may mutate what a graph returns.
+
+Values holding enum members are the exception: TorchScript compares enum IValues by the identity of their
+EnumHolder, which each use of a member (`Color.RED` twice) creates anew and only copies of a node share. So two
+such constants are the same only when one is a copy of the other (inlined or unrolled), which here means they
+share their attribute entry (`Node.copy_attributes` shares it).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from tsjit import log
 from tsjit.ir.alias_analysis import is_mutable_type
 from tsjit.ir.graph import Block, Graph, Node
 from tsjit.ir.symbols import prim
+from tsjit.ir.types import holds_enum_member
 
 
 def constant_pooling(graph: Graph) -> bool:
@@ -56,9 +62,16 @@ def _pool_block(block: Block, graph: Graph, seen: dict[Any, Node]) -> bool:
 
 def constant_key(node: Node) -> Any:
     """What makes two constants interchangeable: their attributes (kind and value) and output type."""
-    attributes = tuple((name, node.kind_of(name), _hashable(node._attribute(name)[1]))
+    attributes = tuple((name, node.kind_of(name), _attribute_key(node._attribute(name)))
                        for name in sorted(node.attribute_names()))
     return attributes, node.output().type
+
+
+def _attribute_key(entry: tuple[str, Any]) -> Any:
+    value = entry[1]
+    if holds_enum_member(value):
+        return ("enum holder", id(entry))
+    return _hashable(value)
 
 
 def _hashable(value: Any) -> Any:

@@ -13,11 +13,13 @@ control-flow outputs that are the same in every branch are forwarded. Dead code 
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 import torch
 
 from tsjit import log
+from tsjit.ir import types as T
 from tsjit.ir.alias_analysis import AliasDb, is_mutable_type
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import aten, prim
@@ -92,15 +94,22 @@ def _run(node: Node, inputs: list[Any]) -> list[Any] | None:
 
 
 def insertable_constant(value: Any) -> bool:
-    """Whether a Python value can be a prim::Constant (numbers, strings, None, devices, tensors without grad,
-    tuples and lists of them)."""
-    if value is None or isinstance(value, bool | int | str | torch.device | complex):
+    """Whether a Python value can be a prim::Constant (numbers, strings, None, devices, enum members, tensors
+    without grad, tuples and lists of them), as TorchScript's insertableIValue decides."""
+    if value is None or isinstance(value, bool | int | str | torch.device | complex | enum.Enum | T.EnumValue):
         return True
     if isinstance(value, float):
         return True
     if isinstance(value, tuple | list):
         return all(insertable_constant(v) for v in value)
     return isinstance(value, torch.Tensor) and not value.requires_grad
+
+
+def _constant_type(value: Any, output: Value) -> T.Type | None:
+    """The type of the constant replacing `output`: None and values holding enum members (whose types their
+    values cannot tell: an IntEnum member is also an int) take the output's type; other values are typed by
+    themselves (None here)."""
+    return output.type if value is None or T.holds_enum_member(value) else None
 
 
 class _ConstantPropagator:
@@ -152,7 +161,7 @@ class _ConstantPropagator:
                 if not insertable_constant(value) or not log.opt_allowed():
                     continue
                 log.graph_update(f"folding {node.kind} into a constant %{output.debug_name}")
-                constant = graph.insert_constant(value, output.type if value is None else None)
+                constant = graph.insert_constant(value, _constant_type(value, output))
                 output.replace_all_uses_with(constant)
                 self.changed = True
 

@@ -85,6 +85,7 @@ from tsjit.mlir.remove_mutation import remove_mutation
 from tsjit.mlir.rnn import decompose_recurrent_layers
 from tsjit.mlir.types import TensorAnnotation, annotation_from
 from tsjit.mlir.unroll import changes_tensor_metadata, eliminate_static_control_flow, fold_static_types
+from tsjit.passes.constant_propagation import inline_if_branch
 
 BACKENDS_WITH_ASSERTS = frozenset({"torch", "linalg-on-tensors"})
 BACKENDS_WITHOUT_CONTROL_FLOW = frozenset({"tosa", "stablehlo"})
@@ -349,12 +350,7 @@ def _keep_branch(graph: Graph, node: Node, kept: int, checks: bool) -> None:
             condition = node.input() if kept == 0 else graph.insert(aten.__not__, [node.input()])
             message = _exception_message(node.blocks[1 - kept])
             graph.insert(aten._assert_scalar, [graph.insert(aten.Int, [condition]), message])
-    block = node.blocks[kept]
-    for inner in list(block.nodes()):
-        inner.move_before(node)
-    for output, value in zip(node.outputs, block.outputs):
-        output.replace_all_uses_with(value)
-    node.destroy()
+    inline_if_branch(node, kept)
 
 
 def _exception_message(block: Block) -> str:

@@ -43,8 +43,10 @@ from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.scalar_type import dtype_to_code
 from tsjit.ir.symbols import aten, prim
+from tsjit.mlir.loops import peel_first_iteration
 from tsjit.ops import builtins
 from tsjit.ops.matching import find_operator_for_node
+from tsjit.passes.constant_propagation import inline_if_branch
 from tsjit.passes.shape_analysis import METADATA_MUTATORS
 
 UNROLL_LIMIT = 64
@@ -187,17 +189,8 @@ def inline_constant_ifs(graph: Graph) -> bool:
     ifs = [n for n in graph.all_nodes() if n.kind is prim.If and n.input().node.kind is prim.Constant]
     for node in ifs:
         if node.is_in_block_list():  # not in a branch an earlier If dropped
-            _inline_branch(node, 0 if constant_value(node.input().node) else 1)
+            inline_if_branch(node, 0 if constant_value(node.input().node) else 1)
     return bool(ifs)
-
-
-def _inline_branch(node: Node, index: int) -> None:
-    block = node.blocks[index]
-    for inner in list(block.nodes()):
-        inner.move_before(node)
-    for output, value in zip(node.outputs, block.outputs):
-        output.replace_all_uses_with(value)
-    node.destroy()
 
 
 def peel_constant_loops(graph: Graph, peeled: dict[Node, int]) -> bool:
@@ -231,16 +224,11 @@ def _remove_loop(loop: Node) -> None:
 
 
 def _peel(graph: Graph, loop: Node) -> None:
-    body = loop.blocks[0]
+    """The first iteration before the loop, which then runs one time fewer."""
+    peel_first_iteration(graph, loop)
     with graph.insert_point_guard(loop):
-        mapping = dict(zip(body.inputs, [graph.insert_constant(0), *loop.inputs[2:]]))
-        for node in body.nodes():
-            clone = graph.insert_node(graph.create_clone(node, lambda v: mapping.get(v, v)))
-            mapping.update(zip(node.outputs, clone.outputs))
         loop.replace_input(0, graph.insert(aten.sub, [loop.input(0), 1]))
-    for index, result in enumerate(body.outputs):
-        loop.replace_input(1 + index, mapping.get(result, result))
-    _shift_iteration_number(graph, body)
+    _shift_iteration_number(graph, loop.blocks[0])
 
 
 def _shift_iteration_number(graph: Graph, body) -> None:

@@ -23,7 +23,7 @@ from tsjit.ir import types as T
 from tsjit.ir.alias_analysis import AliasDb, is_mutable_type
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import aten, prim
-from tsjit.passes.dead_code_elimination import eliminate_dead_code, node_has_side_effects
+from tsjit.passes.dead_code_elimination import eliminate_dead_code, erase_loop_carried, node_has_side_effects
 
 # never folded: control flow, placeholders, profiling, and what must stay a node
 SKIP_KINDS = frozenset({
@@ -171,11 +171,7 @@ class _ConstantPropagator:
         block = node.blocks[0 if constant_value(node.inputs[0].node) else 1]
         log.graph_update(f"inlining the {'then' if block is node.blocks[0] else 'else'} branch of a constant prim::If")
         self.run_block(block)
-        for inner in list(block.nodes()):
-            inner.move_before(node)
-        for output, value in zip(node.outputs, block.outputs):
-            output.replace_all_uses_with(value)
-        node.destroy()
+        inline_if_branch(node, node.blocks.index(block))
         self.changed = True
 
     def remove_extra_if_outputs(self, node: Node) -> None:
@@ -217,11 +213,18 @@ class _ConstantPropagator:
             initial = node.inputs[i + 2]
             node.outputs[i].replace_all_uses_with(initial)
             body.inputs[i + 1].replace_all_uses_with(initial)
-            node.erase_output(i)
-            node.remove_input(i + 2)
-            body.erase_input(i + 1)
-            body.erase_output(i + 1)
+            erase_loop_carried(node, i)
             self.changed = True
+
+
+def inline_if_branch(node: Node, index: int) -> None:
+    """Replace a prim::If by the nodes of its branch `index`, its outputs by that branch's results."""
+    block = node.blocks[index]
+    for inner in list(block.nodes()):
+        inner.move_before(node)
+    for output, value in zip(node.outputs, block.outputs):
+        output.replace_all_uses_with(value)
+    node.destroy()
 
 
 def _supported(node: Node) -> bool:

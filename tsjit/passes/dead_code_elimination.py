@@ -134,11 +134,17 @@ class _DeadCodeEliminator:
         for i in reversed(range(len(node.outputs))):
             if not node.outputs[i].uses and not body.inputs[i + 1].uses and log.opt_allowed():
                 log.graph_update(f"removing unused loop-carried value {i} of prim::Loop")
-                node.erase_output(i)
-                node.remove_input(i + 2)
-                body.erase_input(i + 1)
-                body.erase_output(i + 1)
+                erase_loop_carried(node, i)
                 self.changed = True
+
+
+def erase_loop_carried(loop: Node, i: int) -> None:
+    """Remove loop-carried value `i` of a prim::Loop: its initial value, body input and result, and output."""
+    body = loop.blocks[0]
+    loop.erase_output(i)
+    loop.remove_input(i + 2)
+    body.erase_input(i + 1)
+    body.erase_output(i + 1)
 
 
 def node_has_side_effects(node: Node) -> bool:

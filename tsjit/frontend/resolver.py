@@ -12,6 +12,7 @@ A PythonResolver answers from a Python function's closure, its globals and then 
 
     torch               PythonModuleValue       math.pi        a float constant
     torch.tanh          BuiltinFunction(aten::tanh)            (the builtin table below)
+    torch.ops.aten.add  OperatorPacket: a builtin, and `.Tensor` its exact overload (operator_values.py)
     my_helper           FunctionValue: compiled recursively, called with prim::CallFunction
     ValueError          ExceptionValue          @tsjit.ignore'd function   a prim::PythonOp
     F.max_pool2d        BooleanDispatchValue: picks the function by a constant flag argument
@@ -38,6 +39,7 @@ import torch
 
 from tsjit.errors import CompileError
 from tsjit.frontend.enum_values import enum_class_value, enum_member_value, enum_type_hook
+from tsjit.frontend.operator_values import operator_value
 from tsjit.frontend.sugared_value import (
     BuiltinFunction,
     BuiltinModule,
@@ -162,9 +164,9 @@ def _constant_value(obj: Any, emitter, loc) -> SugaredValue | None:
 
 
 def _compiled_function(obj: Any, emitter, loc) -> SugaredValue | None:
-    function = getattr(obj, "graph_function", None)
-    if function is not None and getattr(obj, "is_script_function", False):
-        return FunctionValue([function])
+    # asked of the class: any attribute of a `torch.ops` namespace is a new namespace
+    if getattr(type(obj), "is_script_function", False):
+        return FunctionValue([obj.graph_function])
     return None
 
 
@@ -269,7 +271,7 @@ def _slice_class(obj: Any, emitter, loc) -> SugaredValue | None:
 
 
 _OBJECT_RULES = (
-    _compiled_function, _python_module, _special_form, _builtin, _exception_class, _unsupported_builtin,
+    _compiled_function, operator_value, _python_module, _special_form, _builtin, _exception_class, _unsupported_builtin,
     _boolean_dispatch, _class, _named_tuple_class, enum_class_value, enum_member_value, _python_function, _infinity,
     _method, _slice_class,
 )

@@ -26,8 +26,9 @@ import torch
 from tsjit.errors import CompileError, SchemaError
 from tsjit.ir import types as T
 from tsjit.ir.graph import Value
+from tsjit.ir.schema import FunctionSchema
 from tsjit.ir.symbols import Symbol, aten, prim
-from tsjit.ops.matching import match_schemas
+from tsjit.ops.matching import match_schemas, pin_overload
 from tsjit.ops.registry import get_operators
 
 INT64_MAX = 2**63 - 1
@@ -103,7 +104,7 @@ def emit_builtin_call(graph, loc, symbol: Symbol | str, args: Sequence[Any] = ()
         from tsjit.passes.inliner import insert_graph
 
         return insert_graph(graph, functions[index - len(operators)].graph, matched.inputs)[0]
-    return _insert_matched(graph, loc, symbol, matched)
+    return insert_matched_call(graph, loc, symbol, matched)
 
 
 def try_convert_to_type(graph, concrete: T.Type, value: Value, allow_conversions: bool = True) -> Value:
@@ -114,11 +115,15 @@ def try_convert_to_type(graph, concrete: T.Type, value: Value, allow_conversions
     return _Attempt(None, graph, allow_conversions, None).convert(concrete, value)
 
 
-def _insert_matched(graph, loc, symbol: Symbol, matched) -> Value:
+def insert_matched_call(graph, loc, symbol: Symbol, matched, exact: FunctionSchema | None = None) -> Value:
+    """The node calling `symbol` with a matched call's inputs, and its result; `exact`: the node calls exactly
+    that overload (`torch.ops.aten.clamp.Tensor(...)`), pinned to it where its input types would pick another."""
     node = graph.insert_node(graph.create(symbol, matched.inputs, 0))
     node.source_range = loc
     for return_type in matched.return_types:
         node.add_output(return_type)
+    if exact is not None:
+        pin_overload(node, exact)
     if len(node.outputs) == 1:
         return node.output()
     # several outputs (or none) are packed in a tuple, named after the schema's returns when they have names
@@ -834,4 +839,8 @@ class BuiltinModule(SugaredValue):
     def attr(self, loc, emitter, field: str) -> SugaredValue:
         if field == "autograd":
             return BuiltinModule("aten")
+        if field == "ops" and self.namespace == "aten":
+            from tsjit.frontend.operator_values import OperatorNamespaces
+
+            return OperatorNamespaces()
         return BuiltinFunction(Symbol.create(self.namespace, field))

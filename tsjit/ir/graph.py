@@ -367,6 +367,7 @@ class Node:
 
     def remove_attribute(self, name: str | Symbol) -> Node:
         del self._attributes[attribute_symbol(name)]
+        self._schema = None  # an `overload` attribute decides the schema (ops/matching.py, "exact overloads")
         return self
 
     def copy_attributes(self, other: Node) -> Node:
@@ -374,6 +375,7 @@ class Node:
         holding immutable or shared values are shared themselves, as TorchScript's copies share IValues: constant
         pooling tells enum constants apart by that identity."""
         self._attributes = {k: _copy_entry(entry) for k, entry in other._attributes.items()}
+        self._schema = None
         return self
 
     def _attribute(self, name: str | Symbol) -> tuple[str, Any]:
@@ -390,6 +392,7 @@ class Node:
 
     def _set_attribute(self, name: str | Symbol, kind: str, value: Any) -> Node:
         self._attributes[attribute_symbol(name)] = (kind, value)
+        self._schema = None
         return self
 
     def i(self, name):

@@ -89,7 +89,7 @@ def emit_builtin_call(graph: Graph, op: Symbol | str, args: Sequence[Any] = (),
     kind = Symbol(op)
     operators = get_operators(kind)
     if not operators:
-        raise SchemaError(_unknown_operator_message(kind) + _call_site(source_range))
+        raise SchemaError(unknown_operator_message(kind) + _call_site(source_range))
     schemas = [operator.schema for operator in operators]
     _, matched = match_schemas(schemas, graph, args, kwargs, self=self, source_range=source_range)
     node = graph.insert_node(graph.create(kind, matched.inputs, 0))
@@ -500,8 +500,12 @@ def eval_type_variables(type_: Type, type_env: TypeEnv) -> Type | None:
 
 # ---- existing nodes ----------------------------------------------------------------------------------------
 def node_matches_schema(node: Node, schema: FunctionSchema) -> bool:
-    """Whether `node` is a call of `schema`: its kind and its input types fit, without any conversion."""
+    """Whether `node` is a call of `schema`: its kind and its input types fit, without any conversion; a node
+    pinned to an overload (see `pin_overload`) is a call of that overload only."""
     if schema.operator_name in _BLOCKLISTED_SCHEMAS or node.kind != schema.name:
+        return False
+    pinned = pinned_overload(node)
+    if pinned is not None and pinned != schema.overload_name:
         return False
     actuals, formals = node.inputs, schema.arguments
     if len(actuals) < len(formals) or (len(actuals) > len(formals) and not schema.is_vararg):
@@ -527,6 +531,33 @@ def find_schema_for_node(node: Node) -> FunctionSchema | None:
     """The schema of an existing node, found from its kind and input types (the overload is not stored)."""
     operator = find_operator_for_node(node)
     return operator.schema if operator is not None else None
+
+
+# ---- exact overloads ----------------------------------------------------------------------------------------
+# A call of one exact overload (`torch.ops.aten.clamp.Tensor(x, None, None)`, a traced dispatch) may give a node
+# whose input types an earlier overload also accepts:
+#
+#     %y : Tensor = aten::clamp(%x, %none, %none)     # the types pick aten::clamp, not aten::clamp.Tensor
+#
+# Such a node carries its overload as an attribute, which the lookup above honours, and which the text format,
+# copies and the python printer keep:
+#
+#     %y : Tensor = aten::clamp[overload="Tensor"](%x, %none, %none)
+OVERLOAD = "overload"
+
+
+def pin_overload(node: Node, schema: FunctionSchema) -> None:
+    """Make `node` a call of exactly `schema`: pinned only when its input types would pick another overload."""
+    if node.has_attribute(OVERLOAD):
+        node.remove_attribute(OVERLOAD)
+    found = find_schema_for_node(node)
+    if found is None or found.overload_name != schema.overload_name:
+        node.s_(OVERLOAD, schema.overload_name)
+
+
+def pinned_overload(node: Node) -> str | None:
+    """The overload name a node is pinned to (`""` for the empty overload), or None."""
+    return node.s(OVERLOAD) if node.has_attribute(OVERLOAD) else None
 
 
 # ---- messages ----------------------------------------------------------------------------------------------
@@ -557,7 +588,7 @@ def _call_site(source_range) -> str:
     return "\nThe original call is:\n" + source_range.highlight()
 
 
-def _unknown_operator_message(kind: Symbol) -> str:
+def unknown_operator_message(kind: Symbol) -> str:
     """TorchScript's message for an unknown builtin, suggesting similarly named operators."""
     names = sorted({schema.name for schema in torch._C._jit_get_all_schemas()})
     close = difflib.get_close_matches(str(kind), names, n=5, cutoff=0.8)

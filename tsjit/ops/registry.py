@@ -203,11 +203,14 @@ class _DispatcherOperation:
         return self._operation
 
 
+DEFAULT_OVERLOAD = "default"  # how torch.ops spells the empty overload name
+
+
 def _op_overload(schema: FunctionSchema) -> torch._ops.OpOverload:
     """`torch.ops.<ns>.<name>.<overload>` for a schema (the empty overload is spelled `default`)."""
     ns, _, name = schema.name.partition("::")
     packet = getattr(getattr(torch.ops, ns), name)
-    return getattr(packet, schema.overload_name or "default")
+    return getattr(packet, schema.overload_name or DEFAULT_OVERLOAD)
 
 
 def _call_by_position(op_overload: torch._ops.OpOverload, schema: FunctionSchema) -> Operation:

@@ -24,6 +24,11 @@ The rules are torch's, so that `.code` and archives match torch.jit's byte for b
 
 - aten ops are `torch.<op>(...)`, other namespaces `ops.<ns>.<op>(...)`; trailing arguments equal to their
   schema defaults are dropped and keyword-only arguments are written as keywords;
+- a node pinned to an overload that its input types would not pick (tsjit.ops.matching.pin_overload) is
+  `ops.<ns>.<op>.<overload>(...)` (`.default` for the empty overload name), which tsjit loads as exactly that
+  overload. torch.jit cannot load such a call: it has no spelling for an overload that matching would not pick
+  (`torch.add(2, 3)` always calls `aten::add.int`). Every other node keeps torch's spelling, which matching
+  reads back as the node's own overload, so archives without pinned nodes load in torch.jit;
 - a value is inlined into its single use when it is unnamed (or returned), single-output, without blocks, and
   would be evaluated in the same order when the expression is parsed again (see `scan_node`); constants are
   always inlined, except long ones; lines whose inlined expression gets long (40 columns) are split again;
@@ -48,6 +53,8 @@ from tsjit.ir import types as T
 from tsjit.ir.constants import constant_value
 from tsjit.ir.printer import quote_string
 from tsjit.ir.symbols import Symbol, aten, attr, prim
+from tsjit.ops.matching import pinned_overload
+from tsjit.ops.registry import DEFAULT_OVERLOAD
 from tsjit.serialization.constant_printer import (
     element_type_inferable,
     format_constant,
@@ -447,7 +454,7 @@ class PythonPrinter:
         for index, value in enumerate(node.inputs[:count]):
             keyword = f"{arguments[index].name}=" if index < len(arguments) and arguments[index].kwarg_only else ""
             parts.append(keyword + self.use_of(value))
-        return f"{op_name(node.kind)}({', '.join(parts)})"
+        return f"{op_name(node.kind, pinned_overload(node))}({', '.join(parts)})"
 
     def print_constant_node(self, node) -> str:
         output_type = node.output().type
@@ -661,8 +668,11 @@ _VERSIONED_NAMES = frozenset(name.split("::")[1].split(".")[0] for name in OPERA
 
 
 # ---- helpers ---------------------------------------------------------------------------------------------------
-def op_name(kind: Symbol) -> str:
-    """`torch.add` for aten::add, `ops.prim.NumToTensor` for other namespaces."""
+def op_name(kind: Symbol, overload: str | None = None) -> str:
+    """`torch.add` for aten::add, `ops.prim.NumToTensor` for other namespaces; with an overload (of a pinned
+    node), `ops.aten.add.Scalar` or `ops.aten.add.default`."""
+    if overload is not None:
+        return f"ops.{kind.ns}.{kind.name}.{overload or DEFAULT_OVERLOAD}"
     if kind in _OVERRIDDEN_OP_NAMES:
         return _OVERRIDDEN_OP_NAMES[kind]
     if kind.ns == "aten":

@@ -6,6 +6,7 @@ is defined in `code/__torch__/torch/nn/modules/linear.py`. The importer compiles
 never runs Python:
 
     torch.add(x, y)            aten operators               ops.prim.NumToTensor(x)   other namespaces
+    ops.aten.clamp.Tensor(x)   an exact overload (a node pinned to it)
     CONSTANTS.c0               the tuple in constants.pkl   __torch__.a.b.C           a class, function,
     annotate(List[int], [])    special forms, also           named tuple or enum of this archive
     unchecked_cast(T, x), uninitialized(T), fork(f), __torch__.M.__new__(__torch__.M)
@@ -29,6 +30,7 @@ from tsjit.frontend import lexer as lx
 from tsjit.frontend import special_forms
 from tsjit.frontend.concrete_module_type import claim_qualified_name
 from tsjit.frontend.ir_emitter import GraphFunction
+from tsjit.frontend.operator_values import OperatorNamespaces
 from tsjit.frontend.parser import parse_definitions
 from tsjit.frontend.resolver import Resolver
 from tsjit.frontend.script_type_parser import ScriptTypeParser, evaluate_default
@@ -321,7 +323,7 @@ class ArchiveResolver(Resolver):
         if name == "torch":
             return BuiltinModule("aten")
         if name == "ops":
-            return OpsNamespace()
+            return OperatorNamespaces()  # `ops.prim.NumToTensor`, `ops.aten.clamp.Tensor`
         if name == "CONSTANTS":
             return ConstantTable(self.importer.constants)
         if name == "__torch__":
@@ -334,16 +336,6 @@ class ArchiveResolver(Resolver):
 
     def resolve_type(self, name: str, loc) -> T.Type | None:
         return self.importer.resolve_type(name) if name.startswith("__torch__.") else None
-
-
-class OpsNamespace(SugaredValue):
-    """`ops`: `ops.prim.NumToTensor` is the operator prim::NumToTensor."""
-
-    def kind(self) -> str:
-        return "operator namespaces"
-
-    def attr(self, loc, emitter, field: str) -> SugaredValue:
-        return BuiltinModule(field)
 
 
 class ConstantTable(SugaredValue):

@@ -8,6 +8,7 @@ torch.nn.functional) and picks the rule for it:
   bindings they call are recorded, as torch.jit records them; a few (printing, `len`) have rules;
 - bindings with a rule: sizes, conversions to Python values (they warn), `torch.tensor`, indexing,
   `x.to(...)` and its shorthands, convolutions (recorded as the `_convolution` torch.jit records);
+- `torch.ops` calls: the overload called (an OpOverload) or the one a packet resolves to;
 - any other binding: `tracer.record_builtin` (the operator of its name, overload as dispatched).
 
 A rule is a function `(state, func, args, kwargs) -> result` that runs the call and records it; the tables at
@@ -38,6 +39,7 @@ from tsjit.frontend.tracer import (
     is_tensor_method,
     record_builtin,
     record_dispatched,
+    record_operator_call,
     warn_tracer,
 )
 from tsjit.ops.registry import find_operator
@@ -155,6 +157,8 @@ class TracingMode(TorchFunctionMode):
 
     def __torch_function__(self, func, _types, args=(), kwargs=None):
         args, kwargs = tuple(args), dict(kwargs or {})
+        if isinstance(func, torch._ops.OpOverload | torch._ops.OpOverloadPacket):
+            return record_operator_call(self.state, func, args, kwargs)
         getter = _getter_name(func)
         if getter is not None:
             return _GETTERS.get(getter, _plain)(self.state, func, args, kwargs)

@@ -62,6 +62,7 @@ from tsjit.ir import types as T
 from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.schema import Argument, FunctionSchema
 from tsjit.ir.symbols import Symbol, aten, prim
+from tsjit.ops.matching import pin_overload
 from tsjit.ops.registry import find_operator, get_operators
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
 
@@ -286,6 +287,7 @@ class TracingState:
         values = list(values) + [MISSING] * (len(schema.arguments) - len(values))
         inputs = [self.argument_value(a, v) for a, v in zip(schema.arguments, values)]
         node = self.create_node(Symbol(schema.name), inputs)
+        pin_overload(node, schema)
         returned = [result] if len(schema.returns) == 1 else list(result or ())
         for declared, value in zip(schema.returns, returned):
             self.bind_output(node, declared.type, value)
@@ -575,6 +577,21 @@ def record_dispatched(state: TracingState, calls: list[DispatchedCall], func: Ca
         if operator is None:
             raise TsjitError(f"tracing cannot record {_overload_name(call.operator)}, called by {_describe(func)}")
         state.record_call(operator.schema, _dispatched_values(operator.schema, call), call.result)
+
+
+def record_operator_call(state: TracingState, func: Callable, args: tuple, kwargs: dict) -> Any:
+    """Run and record a `torch.ops` call: an OpOverload is recorded as itself, a packet as the overload its
+    call resolves to (`torch.ops.prims.sum(x, [0])` is prims::sum, not the aten ops it runs)."""
+    result = func(*args, **kwargs)
+    if isinstance(func, torch._ops.OpOverloadPacket):
+        overload = torch._C._jit_resolve_packet(func._qualified_op_name, *args, **kwargs)
+        func = getattr(func, overload or "default")
+    operator = find_operator(_overload_name(func))
+    if operator is None:
+        raise TsjitError(f"tracing cannot record {_overload_name(func)}: tsjit knows no such operator")
+    state.record_call(operator.schema, _dispatched_values(operator.schema, DispatchedCall(func, args, kwargs, result)),
+                      result)
+    return result
 
 
 def _dispatched_values(schema: FunctionSchema, call: DispatchedCall) -> list[Any]:

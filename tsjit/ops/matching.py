@@ -65,7 +65,8 @@ from tsjit.ops.registry import Operator, get_operators
 TypeEnv = dict[str, Type]  # type variable name (`t`, `t1`) -> the type it is bound to in one call
 
 # Overloads TorchScript never picks: nothing tells `x.view(torch.int8)` (a ScalarType is an int) from
-# `x.view(1)`, and `max(a, b)` would collide with the unary out= variant.
+# `x.view(1)`, and `max(a, b)` would collide with the unary out= variant. An exact-overload call
+# (`torch.ops.aten.view.dtype(x, torch.int8)`) still reaches them: its node is pinned to the overload.
 _BLOCKLISTED_SCHEMAS = frozenset({"aten::view.dtype", "aten::max.unary_out", "aten::min.unary_out"})
 
 
@@ -107,13 +108,14 @@ def match_schemas(schemas: Sequence[FunctionSchema], graph: Graph, args: Sequenc
         raise SchemaError("no schemas to match the call against" + _call_site(source_range))
     if len(schemas) == 1:
         return 0, match_schema(schemas[0], graph, args, kwargs, self=self, source_range=source_range)
+    candidates = [(i, schema) for i, schema in enumerate(schemas) if schema.operator_name not in _BLOCKLISTED_SCHEMAS]
     for allow_conversions in (False, True):
-        for index, schema in enumerate(schemas):
+        for index, schema in candidates:
             matched = _try_match_schema(schema, graph, args, kwargs, self, allow_conversions, None)
             if matched is not None:
                 return index, matched
     failures: list[str] = []
-    for schema in schemas:
+    for _, schema in candidates:
         _try_match_schema(schema, graph, args, kwargs, self, True, failures)
     raise SchemaError("Arguments for call are not valid.\nThe following variants are available:\n"
                       + _indent("".join(failures), "  ") + _call_site(source_range))
@@ -166,8 +168,6 @@ class _Attempt:
 
     # -- the whole call --
     def match(self, args: list[Any], kwargs: dict[str, Any], self_arg: Any) -> MatchedSchema | None:
-        if self.schema.operator_name in _BLOCKLISTED_SCHEMAS:
-            return None
         inputs = self.match_arguments(args, kwargs, self_arg)
         if inputs is None:
             return None
@@ -502,9 +502,11 @@ def eval_type_variables(type_: Type, type_env: TypeEnv) -> Type | None:
 def node_matches_schema(node: Node, schema: FunctionSchema) -> bool:
     """Whether `node` is a call of `schema`: its kind and its input types fit, without any conversion; a node
     pinned to an overload (see `pin_overload`) is a call of that overload only."""
-    if schema.operator_name in _BLOCKLISTED_SCHEMAS or node.kind != schema.name:
+    if node.kind != schema.name:
         return False
     pinned = pinned_overload(node)
+    if pinned is None and schema.operator_name in _BLOCKLISTED_SCHEMAS:
+        return False
     if pinned is not None and pinned != schema.overload_name:
         return False
     actuals, formals = node.inputs, schema.arguments

@@ -413,13 +413,18 @@ def packet_library(x):
     return torch.ops.callforms_test.scale(x), torch.ops.callforms_test.scale(x, 3)
 
 
+def other_forms(x, y):
+    return (torch.add(x, 2), x.add(y, alpha=2), torch.nn.functional.softmax(x, 1), x.max(1)[1], torch.pow(2, x),
+            torch.nn.functional.relu(x), x.sum([0], True), torch.clamp(x, max=y))
+
+
 class PacketModule(torch.nn.Module):
     def forward(self, grad_out, output):
         return torch.ops.aten.tanh_backward(grad_out, output)
 
 
 PACKETS = [(packet_add, _xy), (packet_tanh_backward, _xy), (packet_reductions, _x), (packet_clamp, _xy),
-           (packet_numbers, lambda: (7, 2.5)), (packet_prims, _xy), (packet_library, _x)]
+           (packet_numbers, lambda: (7, 2.5)), (packet_prims, _xy), (packet_library, _x), (other_forms, _xy)]
 
 
 def _overloads(nodes) -> list[tuple[str, str]]:
@@ -466,6 +471,42 @@ def test_packet_form_in_a_module_scripts_as_in_torch_jit():
     _assert_same(module(grad, out), torch.ops.aten.tanh_backward(grad, out))
     assert [n.kind for n in module.graph.nodes()] == [n.kind for n in module.graph.nodes()]
     assert _overloads(module.graph.nodes()) == [("aten::tanh_backward", "")]
+
+
+def _closure_over_an_overload():
+    mul = torch.ops.aten.mul.Scalar
+
+    def scaled(x):
+        return mul(x, 3)
+
+    return scaled
+
+
+class OperatorAttributes(torch.nn.Module):
+    """torch.ops objects held by a module: a packet (torch.jit accepts it) and an OpOverload (tsjit only)."""
+
+    def __init__(self):
+        super().__init__()
+        self.packet = torch.ops.aten.relu
+        self.exact = torch.ops.aten.add.Scalar
+        self.view_as = torch.ops.aten.view.dtype
+
+    def forward(self, x):
+        return self.packet(x), self.exact(x, 2), self.view_as(x, torch.int32)
+
+
+def test_overloads_reached_through_closures_and_module_attributes():
+    scaled = _closure_over_an_overload()
+    scripted = tsjit.script(scaled)
+    assert _overloads(scripted.graph.nodes())[-1] == ("aten::mul", "Scalar")
+    x = torch.randn(3, 4)
+    _assert_same(scripted(x), scaled(x))
+    eager = OperatorAttributes()
+    module = tsjit.script(eager)
+    calls = [name for name in _overloads(module.graph.nodes()) if name[0].startswith("aten::")]
+    assert calls == [("aten::relu", ""), ("aten::add", "Scalar"), ("aten::view", "dtype")]
+    _assert_same(module(x), eager(x))
+    _assert_same(_round_trip(module)(x), eager(x))
 
 
 def test_archives_without_pinned_nodes_load_in_torch_jit(tmp_path):

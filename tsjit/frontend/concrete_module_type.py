@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 import torch
 
 from tsjit.errors import TsjitError
+from tsjit.frontend.operator_values import operator_object_name
 from tsjit.frontend.python_ast import build_definitions, get_source, parse_source
 from tsjit.frontend.resolver import (
     EXPORT,
@@ -88,7 +89,7 @@ class ConcreteModuleType:
         self.overloads: dict[str, list[str]] = {}
         self.function_attributes: dict[str, Any] = {}  # name -> the compiled function (a GraphFunction)
         self.python_functions: dict[str, Any] = {}  # name -> the Python function it was compiled from
-        self.builtin_functions: dict[str, str] = {}  # name -> operator name (`aten::relu`)
+        self.builtin_functions: dict[str, str] = {}  # name -> operator name (`aten::relu`, `aten::add.Scalar`)
         self.failed_attributes: dict[str, str] = {}  # name -> why it has no TorchScript type
         self.ignored_attributes: frozenset[str] = frozenset()
         self.forward_hooks: list = []
@@ -383,8 +384,10 @@ def _add_instance_attributes(concrete: ConcreteModuleType, nn_module: torch.nn.M
             continue
         if name in concrete.attributes or name in concrete.modules or name in concrete.constants:
             continue
-        if isinstance(value, torch._ops.OpOverloadPacket):
-            value = value.op
+        operator = operator_object_name(value)
+        if operator is not None:
+            concrete.builtin_functions[name] = operator
+            continue
         _add_instance_attribute(concrete, name, value, annotations)
 
 

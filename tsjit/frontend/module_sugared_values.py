@@ -36,6 +36,7 @@ from tsjit.frontend.concrete_module_type import (
     method_overload_declarations,
 )
 from tsjit.frontend.ir_emitter import GraphFunction
+from tsjit.frontend.operator_values import operator_name_value
 from tsjit.frontend.parser import parse_definitions
 from tsjit.frontend.python_ast import get_jit_def
 from tsjit.frontend.resolver import (
@@ -51,7 +52,6 @@ from tsjit.frontend.resolver import (
 from tsjit.frontend.script_class import script_properties, script_property
 from tsjit.frontend.source_range import Source
 from tsjit.frontend.sugared_value import (
-    BuiltinFunction,
     FunctionValue,
     IterableTree,
     MethodValue,
@@ -169,7 +169,7 @@ class ModuleValue(SugaredValue):
         if field in concrete.function_attributes:
             return FunctionValue([concrete.function_attributes[field]])
         if field in concrete.builtin_functions:
-            return BuiltinFunction(concrete.builtin_functions[field])
+            return operator_name_value(concrete.builtin_functions[field], loc)
         return None
 
     def _python_class_member(self, loc, emitter, field: str) -> SugaredValue | None:

@@ -109,3 +109,19 @@ def operator_value(obj: Any, emitter, loc) -> SugaredValue | None:
     if isinstance(obj, torch._ops.OpOverload):
         return overload_value(Symbol(obj._schema.name), obj._overloadname, loc)
     return None
+
+
+def operator_object_name(obj: Any) -> str | None:
+    """The name a module attribute holding a `torch.ops` object keeps: `aten::relu` for a packet,
+    `aten::add.Scalar` (`aten::add.default`) for an OpOverload; None for other objects."""
+    if isinstance(obj, torch._ops.OpOverloadPacket):
+        return obj._qualified_op_name
+    if isinstance(obj, torch._ops.OpOverload):
+        return f"{obj._schema.name}.{obj._overloadname}"
+    return None
+
+
+def operator_name_value(name: str, loc) -> SugaredValue:
+    """The builtin `aten::relu`, or the exact overload `aten::add.Scalar`, by the names above."""
+    operator, dot, overload = name.partition(".")
+    return overload_value(Symbol(operator), overload, loc) if dot else BuiltinFunction(Symbol(name))

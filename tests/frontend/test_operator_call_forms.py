@@ -19,6 +19,7 @@ import torch
 
 import tsjit
 from tsjit.errors import CompileError
+from tsjit.ir.parser import parse_ir
 
 aten = torch.ops.aten  # an OpOverloadPacket namespace reached through a global, as user code does
 add_tensor = torch.ops.aten.add.Tensor  # an OpOverload reached through a global
@@ -378,6 +379,8 @@ def test_pinned_node_prints_its_overload_and_others_keep_torch_spelling():
     pinned = tsjit.script(view_dtype)
     assert "ops.aten.view.dtype(x, 3)" in pinned.code
     assert 'aten::view[overload="dtype"]' in str(pinned.graph)
+    parsed = parse_ir(str(pinned.graph))
+    assert [node.schema.operator_name for node in parsed.nodes() if node.kind.ns == "aten"] == ["aten::view.dtype"]
     assert "ops.aten.add.default(a, b)" in tsjit.script(add_default_numbers).code
     plain = tsjit.script(div_tensor_mode)
     assert 'torch.div(x, y, rounding_mode="floor")' in plain.code

@@ -536,15 +536,15 @@ def find_schema_for_node(node: Node) -> FunctionSchema | None:
 
 
 # ---- exact overloads ----------------------------------------------------------------------------------------
-# A call of one exact overload (`torch.ops.aten.clamp.Tensor(x, None, None)`, a traced dispatch) may give a node
-# whose input types an earlier overload also accepts:
+# A call of one exact overload (`torch.ops.aten.add.default(a, b)` on ints, a traced dispatch) may give a node
+# whose input types an earlier overload also accepts, or that no lookup finds (a blocklisted overload):
 #
-#     %y : Tensor = aten::clamp(%x, %none, %none)     # the types pick aten::clamp, not aten::clamp.Tensor
+#     %c : Scalar = aten::add(%a, %b)          # int inputs: the types pick aten::add.int, not aten::add
 #
 # Such a node carries its overload as an attribute, which the lookup above honours, and which the text format,
-# copies and the python printer keep:
+# copies and the python printer keep; other nodes do not need one and get none:
 #
-#     %y : Tensor = aten::clamp[overload="Tensor"](%x, %none, %none)
+#     %c : Scalar = aten::add[overload=""](%a, %b)
 OVERLOAD = "overload"
 
 

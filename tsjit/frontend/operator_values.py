@@ -62,9 +62,6 @@ class OperatorNamespace(SugaredValue):
 class OperatorPacket(BuiltinFunction):
     """`torch.ops.<ns>.<op>`: called, the builtin (overload chosen by matching); `.overload`, one overload."""
 
-    def kind(self) -> str:
-        return "builtin"
-
     def attr(self, loc, emitter, field: str) -> SugaredValue:
         return overload_value(self.symbol, field, loc)
 

@@ -20,9 +20,12 @@ from tsjit.errors import CompileError
 from tsjit.frontend import lexer as lx
 from tsjit.frontend.tree_views import (
     Const,
+    Decl,
     Def,
     Expr,
+    Ident,
     Param,
+    Return,
     Select,
     StringLiteral,
     Subscript,
@@ -136,8 +139,11 @@ class ScriptTypeParser:
     # ---- signatures ----------------------------------------------------------------------------------------
     def parse_schema_from_def(self, definition: Def, skip_self: bool = False,
                               defaults: dict[str, Any] | None = None) -> FunctionSchema:
-        """The schema of a definition; `defaults` gives evaluated default values (Python functions)."""
+        """The schema of a definition; `defaults` gives evaluated default values (Python functions), else the
+        defaults written in the source are evaluated."""
         params = definition.decl.params[1 if skip_self else 0:]
+        if defaults is None:
+            defaults = self.evaluate_defaults(definition, params)
         arguments = [self._argument(param, defaults) for param in params]
         returns = []
         return_annotation = definition.decl.return_type
@@ -145,18 +151,50 @@ class ScriptTypeParser:
             returns.append(Argument("", self.parse_type_from_expr(return_annotation)))
         return FunctionSchema(definition.name.name, "", arguments, returns)
 
-    def _argument(self, param: Param, defaults: dict[str, Any] | None) -> Argument:
-        name = param.ident.name
-        type_ = self.parse_type_from_expr(param.type) if param.type is not None else T.TensorType.get()
-        default = _NO_DEFAULT
-        if defaults is not None:
-            default = defaults.get(name, _NO_DEFAULT)
-        elif param.default_value is not None:
+    def evaluate_defaults(self, definition: Def, params: list[Param]) -> dict[str, Any]:
+        """The values of the defaults written in source, by parameter name (C++ evaluateDefaults).
+
+        Literals are read directly. Any other expression (`CONSTANTS.c0` in an archive, `torch.zeros(2)`) is
+        evaluated as TorchScript does: compiled against this parser's resolver into
+
+            def defaults() -> Tuple[<declared types>]:
+                return (<default expressions>,)
+
+        and run once, so a Tensor default is the tensor the expression makes.
+        """
+        values: dict[str, Any] = {}
+        computed: list[Param] = []
+        for param in params:
+            if param.default_value is None:
+                continue
             if param.type is None:
                 # a default written in source is evaluated as the declared type, which must be given
                 raise CompileError("Keyword arguments with defaults need to be type-hinted (TorchScript C++ "
                                    "frontend)", param.range)
-            default = evaluate_default(param.default_value)
+            literal = literal_default(param.default_value)
+            if literal is _NO_DEFAULT:
+                computed.append(param)
+            else:
+                values[param.ident.name] = literal
+        if computed:
+            values.update(zip((p.ident.name for p in computed), self._run_defaults(definition, computed)))
+        return values
+
+    def _run_defaults(self, definition: Def, params: list[Param]) -> tuple:
+        from tsjit.frontend.ir_emitter import GraphFunction
+
+        if self.resolver is None:
+            raise CompileError("Default values must be constants", params[0].default_value.range)
+        loc = definition.range
+        tuple_type = Subscript.create(loc, Var.create(loc, Ident.create(loc, "Tuple")), [p.type for p in params])
+        body = Return.create(loc, TupleLiteral.create(loc, [p.default_value for p in params]))
+        function = Def.create(loc, Ident.create(loc, "defaults"), Decl.create(loc, [], tuple_type), [body])
+        return GraphFunction("defaults", function, self.resolver)()
+
+    def _argument(self, param: Param, defaults: dict[str, Any]) -> Argument:
+        name = param.ident.name
+        type_ = self.parse_type_from_expr(param.type) if param.type is not None else T.TensorType.get()
+        default = defaults.get(name, _NO_DEFAULT)
         kwargs: dict[str, Any] = {"N": self.broadcast_size(param.type), "kwarg_only": param.kwarg_only}
         if default is not _NO_DEFAULT:
             kwargs["default_value"] = coerce_default(default, type_)
@@ -206,7 +244,16 @@ def _flatten_tuple(arguments: list[Expr]) -> list[Expr]:
 
 
 def evaluate_default(expr: Expr) -> Any:
-    """The value of a default argument written in source: a literal, or a tuple or list of literals."""
+    """The value of a literal written in source: a number, string, bool, None, or a tuple or list of them."""
+    value = literal_default(expr)
+    if value is _NO_DEFAULT:
+        raise CompileError("Default values must be constants", expr.range)
+    return value
+
+
+def literal_default(expr: Expr) -> Any:
+    """The value of a literal (a number, string, bool, None, or a tuple or list of them); _NO_DEFAULT if `expr`
+    is anything else."""
     if isinstance(expr, Const):
         return expr.value
     if isinstance(expr, StringLiteral):
@@ -215,9 +262,11 @@ def evaluate_default(expr: Expr) -> Any:
     if expr.kind in literal:
         return literal[expr.kind]
     if isinstance(expr, UnaryOp) and expr.kind == lx.TK_UNARY_MINUS:
-        return -evaluate_default(expr.operand)
-    if expr.kind == lx.TK_TUPLE_LITERAL:
-        return tuple(evaluate_default(e) for e in expr.inputs)
-    if expr.kind == lx.TK_LIST_LITERAL:
-        return [evaluate_default(e) for e in expr.inputs]
-    raise CompileError("Default values must be constants", expr.range)
+        operand = literal_default(expr.operand)
+        return _NO_DEFAULT if operand is _NO_DEFAULT else -operand
+    if expr.kind in (lx.TK_TUPLE_LITERAL, lx.TK_LIST_LITERAL):
+        elements = [literal_default(e) for e in expr.inputs]
+        if any(element is _NO_DEFAULT for element in elements):
+            return _NO_DEFAULT
+        return tuple(elements) if expr.kind == lx.TK_TUPLE_LITERAL else elements
+    return _NO_DEFAULT

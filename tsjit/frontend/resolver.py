@@ -173,7 +173,7 @@ def _compiled_function(obj: Any, emitter, loc) -> SugaredValue | None:
 def _python_module(obj: Any, emitter, loc) -> SugaredValue | None:
     if not inspect.ismodule(obj):
         return None
-    if obj.__name__ == "torch.jit" or obj.__name__.startswith("torch.jit."):
+    if in_package(obj.__name__, "torch.jit"):
         return TorchJitModuleValue(obj)
     return PythonModuleValue(obj)
 
@@ -188,15 +188,18 @@ SPECIAL_FORMS = {"annotate": prim.annotate, "isinstance": prim.isinstance, "fork
                  "_fork": prim.fork}
 JIT_BUILTINS = {"is_scripting": aten.is_scripting, "_unwrap_optional": aten._unwrap_optional,
                 "wait": aten.wait, "_wait": aten.wait, "is_tracing": aten.is_scripting}
+_JIT_HELPER_PACKAGES = ("torch.jit", "torch._jit_internal", "tsjit")
 
 
 def _jit_helper_name(obj: Any) -> str | None:
     """`annotate` for torch.jit.annotate or tsjit.annotate (any object defined there and so named)."""
     module = getattr(obj, "__module__", None) or ""
-    if not (module.startswith("torch.jit") or module.startswith("torch._jit_internal")
-            or module.startswith("tsjit")):
-        return None
-    return getattr(obj, "__name__", None)
+    return getattr(obj, "__name__", None) if in_package(module, *_JIT_HELPER_PACKAGES) else None
+
+
+def in_package(module_name: str, *packages: str) -> bool:
+    """Whether a module is one of `packages` or inside one: `torch.nn` is in torch, `torchvision` is not."""
+    return any(module_name == package or module_name.startswith(package + ".") for package in packages)
 
 
 def _special_form_symbol(obj: Any) -> Symbol | None:

@@ -62,7 +62,7 @@ def is_script_class_candidate(obj: Any) -> bool:
     if not inspect.isclass(obj) or issubclass(obj, _NOT_SCRIPT_CLASSES) or is_ignored(obj) or is_interface_class(obj):
         return False
     module = getattr(obj, "__module__", "") or ""
-    if module.split(".")[0] in _FOREIGN_MODULES or module.startswith("torch") or _is_enum(obj):
+    if resolver.in_package(module, "torch", *_FOREIGN_MODULES) or _is_enum(obj):
         return False
     routines = [member for member in vars(obj).values() if inspect.isfunction(member)]
     return bool(routines) and all(hasattr(routine, "__code__") for routine in routines)

@@ -30,6 +30,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from tsjit.frontend import trace_indexing
+from tsjit.frontend.resolver import in_package
 from tsjit.frontend.trace_arguments import MISSING, bind_call, with_defaults
 from tsjit.frontend.tracer import (
     DispatchProbe,
@@ -136,7 +137,7 @@ def _unguarded_value(value: Any) -> Any:
 
 
 def _is_torch_function(value: Any) -> bool:
-    return inspect.isfunction(value) and (value.__module__ or "").startswith("torch")
+    return inspect.isfunction(value) and in_package(value.__module__ or "", "torch")
 
 
 def _cell_contents(cell: types.CellType) -> Any:

@@ -73,7 +73,7 @@ class TracerWarning(Warning):
     @staticmethod
     def ignore_lib_warnings() -> None:
         """Hide TracerWarnings raised from inside torch's own modules (torch.jit.TracerWarning's helper)."""
-        warnings.filterwarnings("ignore", category=TracerWarning, module="torch.(?!jit)")
+        warnings.filterwarnings("ignore", category=TracerWarning, module=r"torch\.(?!jit)")
 
 
 class SourceLocation(NamedTuple):

@@ -23,6 +23,7 @@ from typing import Any, BinaryIO
 
 from tsjit.errors import SerializationError
 from tsjit.frontend.concrete_module_type import MANGLE_PREFIX
+from tsjit.frontend.resolver import in_package
 from tsjit.ir import types as T
 from tsjit.ir.schema import Argument, FunctionSchema
 from tsjit.serialization.archive_writer import ArchiveWriter, archive_name_for, write_archive_bytes
@@ -154,7 +155,7 @@ def qualified_name_of(named_type: Any) -> str:
         function = named_type.function
         return getattr(function, "qualname", None) or function.name
     name = getattr(named_type, "qualified_name", None)
-    if not name or not name.startswith("__torch__"):
+    if not name or not in_package(name, "__torch__"):
         raise SerializationError(f"cannot save type {name or named_type!r}: its qualified name must start with "
                                  "__torch__")
     return name

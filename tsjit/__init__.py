@@ -25,6 +25,7 @@ _LAZY = {
     "script": "tsjit.api", "ScriptFunction": "tsjit.api", "ScriptModule": "tsjit.api",
     "RecursiveScriptModule": "tsjit.api", "CompilationUnit": "tsjit.api", "annotate": "tsjit.api",
     "ignore": "tsjit.api", "unused": "tsjit.api", "export": "tsjit.api", "interface": "tsjit.api",
+    "script_if_tracing": "tsjit.api",
     "freeze": "tsjit.api.freeze", "optimize_for_inference": "tsjit.api.freeze", "Final": "typing",
     "trace": "tsjit.api.trace", "trace_module": "tsjit.api.trace", "TracingCheckError": "tsjit.api.trace",
     "TracerWarning": "tsjit.frontend.tracer",

@@ -1,5 +1,6 @@
 """Scripting functions: `tsjit.script(fn)`, ScriptFunction, `tsjit.CompilationUnit(source)`, and the decorators
-that steer compilation (`ignore`, `unused`, `export`) plus `annotate` (named like torch.jit's).
+that steer compilation (`ignore`, `unused`, `export`, `script_if_tracing`) plus `annotate` (named like
+torch.jit's).
 
     @tsjit.script
     def f(x, n: int):
@@ -26,6 +27,7 @@ function's optimized graph (calls inlined) on tsjit's graph executor.
 from __future__ import annotations
 
 import enum
+import functools
 import inspect
 import threading
 from typing import Any
@@ -387,6 +389,20 @@ def export(fn: Any) -> Any:
     """Mark a method to be compiled even though `forward` does not call it (`@tsjit.export`)."""
     fn._tsjit_modifier = EXPORT
     return fn
+
+
+def script_if_tracing(fn: Any) -> Any:
+    """Compile `fn` only when a tsjit trace calls it (`@tsjit.script_if_tracing`, torch.jit._script_if_tracing's
+    behaviour): the trace records a call keeping `fn`'s control flow instead of the operations of one run, and
+    eager callers pay nothing. Scripted callers compile `fn` itself (the resolver unwraps `__wrapped__`)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if get_tracing_state() is None:
+            return fn(*args, **kwargs)
+        return script(fn)(*args, **kwargs)
+
+    return wrapper
 
 
 def annotate(the_type: Any, the_value: Any) -> Any:

@@ -102,7 +102,12 @@ class PythonResolver(Resolver):
 
     @classmethod
     def for_function(cls, fn) -> PythonResolver:
-        """The resolver `torch.jit.script` builds for `fn`: closure variables shadow globals."""
+        """The resolver `torch.jit.script` builds for `fn`: closure variables shadow globals.
+
+        A decorator's wrapper (anything with `__wrapped__`, as `functools.wraps` and `@torch.jit._script_if_tracing`
+        leave) is compiled from the wrapped function's source, so its names are the wrapped function's too:
+        `inspect.unwrap` finds the function whose globals and closure the source was written against."""
+        fn = inspect.unwrap(fn)
         namespace = dict(getattr(fn, "__globals__", {}))
         code, closure = getattr(fn, "__code__", None), getattr(fn, "__closure__", None) or ()
         for name, cell in zip(code.co_freevars if code else (), closure):

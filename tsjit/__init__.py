@@ -5,6 +5,7 @@ The public API is named like torch.jit. Parts load on first use, so `import tsji
     tsjit.script(fn_or_module)                # Python source -> ScriptFunction / ScriptModule
     @tsjit.interface                          # a class of method declarations -> an interface type
     tsjit.trace(fn_or_module, example_inputs) # a recorded run -> ScriptFunction / ScriptModule
+    tsjit.is_tracing() / tsjit.is_scripting() # also what torch.jit.is_tracing() answers inside tsjit.trace
     tsjit.save(module, path) / tsjit.load(path)
     tsjit.freeze(module) / tsjit.optimize_for_inference(module)   # attributes as constants, folded
     tsjit.parse_ir(text)                      # TorchScript graph text -> Graph
@@ -26,6 +27,7 @@ _LAZY = {
     "RecursiveScriptModule": "tsjit.api", "CompilationUnit": "tsjit.api", "annotate": "tsjit.api",
     "ignore": "tsjit.api", "unused": "tsjit.api", "export": "tsjit.api", "interface": "tsjit.api",
     "script_if_tracing": "tsjit.api",
+    "is_tracing": "tsjit.frontend.torch_tracing_flags", "is_scripting": "tsjit.frontend.torch_tracing_flags",
     "freeze": "tsjit.api.freeze", "optimize_for_inference": "tsjit.api.freeze", "Final": "typing",
     "trace": "tsjit.api.trace", "trace_module": "tsjit.api.trace", "TracingCheckError": "tsjit.api.trace",
     "TracerWarning": "tsjit.frontend.tracer",

@@ -17,14 +17,14 @@ from tsjit.api.function import CompilationUnit
 
 
 class Recurrent(torch.nn.Module):
-    def forward(self, x: torch.Tensor, state: torch.Tensor = torch.zeros(0)) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, state: torch.Tensor = torch.zeros(0)) -> torch.Tensor:  # noqa: B008
         if state.numel() == 0:
             return x * 2
         return x + state
 
 
 class Offset(torch.nn.Module):
-    def forward(self, x: torch.Tensor, bias: torch.Tensor = torch.arange(3.0) - 1,
+    def forward(self, x: torch.Tensor, bias: torch.Tensor = torch.arange(3.0) - 1,  # noqa: B008
                 scale: float = 2.0) -> torch.Tensor:
         return x * scale + bias
 
@@ -76,6 +76,7 @@ def test_torch_jit_archive_loads_and_runs(name):
     module_class = MODULES[name][0]
     loaded = tsjit.load(_saved_by_torch_jit(module_class()))
     _check_runs(loaded, name)
+    assert loaded.code == tsjit.script(module_class()).code == torch.jit.script(module_class()).code
 
 
 @pytest.mark.parametrize("name", MODULES)

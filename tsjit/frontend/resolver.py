@@ -191,8 +191,10 @@ def _special_form(obj: Any, emitter, loc) -> SugaredValue | None:
 # helpers of torch.jit and tsjit that user code calls, recognized by where they are defined and their name
 SPECIAL_FORMS = {"annotate": prim.annotate, "isinstance": prim.isinstance, "fork": prim.fork,
                  "_fork": prim.fork}
+# (`is_tracing` is False in scripted code, as torch.jit.is_tracing's own body answers there)
 JIT_BUILTINS = {"is_scripting": aten.is_scripting, "_unwrap_optional": aten._unwrap_optional,
-                "wait": aten.wait, "_wait": aten.wait, "is_tracing": aten.is_scripting}
+                "wait": aten.wait, "_wait": aten.wait, "is_tracing": aten._get_tracing_state,
+                "_get_tracing_state": aten._get_tracing_state}
 _JIT_HELPER_PACKAGES = ("torch.jit", "torch._jit_internal", "tsjit")
 
 
@@ -411,6 +413,8 @@ def _explicit_builtins() -> list[tuple[Any, str]]:
     import torch.backends.cudnn as cudnn
     from torch.nn.modules.utils import _list_with_default, _pair, _quadruple, _single, _triple
 
+    from tsjit.frontend import torch_tracing_flags  # torch._C._get_tracing_state may be replaced while tracing
+
     pairs: list[tuple[Any, str]] = [
         (_pair, "aten::_pair"), (_quadruple, "aten::_quadruple"), (_single, "aten::_single"),
         (_triple, "aten::_triple"), (_list_with_default, "aten::list_with_default"), (OrderedDict, "aten::dict"),
@@ -427,7 +431,7 @@ def _explicit_builtins() -> list[tuple[Any, str]]:
               (torch.nn.functional.assert_int_or_pair, "aten::_assert_int_or_pair")]
     pairs += [(getattr(torch.nn.init, f"_no_grad_{name}_"), f"aten::_no_grad_{name}_")
               for name in ("fill", "normal", "uniform", "zero")]
-    pairs += [(torch._C._get_tracing_state, "aten::_get_tracing_state"),
+    pairs += [(torch_tracing_flags.ORIGINAL_GET_TRACING_STATE, "aten::_get_tracing_state"),
               (torch._C._get_cpu_capability, "aten::_get_cpu_capability"), (warnings.warn, "aten::warn")]
     pairs += [(getattr(torch._VF, name), f"aten::{name}") for name in _VF_BUILTINS]
     return pairs

@@ -20,7 +20,6 @@ from __future__ import annotations
 import builtins
 import contextlib
 import inspect
-import sys
 import types
 import weakref
 from collections.abc import Callable, Iterator
@@ -31,6 +30,7 @@ from torch.overrides import TorchFunctionMode
 
 from tsjit.frontend import trace_indexing
 from tsjit.frontend.resolver import in_package
+from tsjit.frontend.torch_tracing_flags import torch_sees_tracing
 from tsjit.frontend.trace_arguments import MISSING, bind_call, with_defaults
 from tsjit.frontend.tracer import (
     DispatchProbe,
@@ -62,7 +62,7 @@ ITERATING = ("Iterating over a tensor might cause the trace to be incorrect. Pas
 @contextlib.contextmanager
 def tracing(state: TracingState) -> Iterator[TracingState]:
     """Record what the code inside the `with` does into `state` (on this thread)."""
-    with state.current(), TracingMode(state):
+    with state.current(), torch_sees_tracing(), TracingMode(state):
         yield state
 
 
@@ -83,31 +83,7 @@ class _UnguardedGlobals(dict):
 
     def __missing__(self, key: str) -> Any:
         value = self.module_globals[key]
-        return _TORCH_WHILE_TRACING if value is torch else _unguarded_value(value)
-
-
-class _TracingView:
-    """A module as traced code sees it: a few attributes replaced, the rest read through."""
-
-    def __init__(self, module: Any, replaced: dict[str, Any]):
-        self._module = module
-        self._replaced = replaced
-
-    def __getattr__(self, name: str) -> Any:
-        replaced = self._replaced.get(name)
-        return replaced if replaced is not None else getattr(self._module, name)
-
-
-def _always(*args: Any) -> bool:
-    return True
-
-
-# PyTorch's Python functions take other paths when torch.jit traces them (sizes as tensors, checks that need
-# Python bools skipped); the functions the tracer runs see `torch.jit.is_tracing()` true likewise.
-_TORCH_WHILE_TRACING = _TracingView(torch, {
-    "jit": _TracingView(sys.modules["torch.jit"], {"is_tracing": _always}),
-    "_C": _TracingView(torch._C, {"_get_tracing_state": _always}),
-})
+        return _unguarded_value(value)
 
 
 _unguarded_functions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

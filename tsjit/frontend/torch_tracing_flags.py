@@ -1,0 +1,88 @@
+"""What PyTorch's own "am I being traced?" questions answer while tsjit traces.
+
+Library code asks and takes shortcuts a trace must not record when the answer is no:
+
+    def resize(x):                                  # a library function, traced by tsjit.trace
+        if not torch.jit.is_tracing():
+            return x[:4]                            # a constant-size shortcut
+        return x[: x.size(0) // 2]                  # what a trace must record
+
+`torch.jit.is_tracing()` returns `torch._C._is_tracing()`, and torch.nn.functional, torch.distributions and
+Module.__call__ ask `torch._C._get_tracing_state()` directly: both only know torch.jit's C++ tracer. While at
+least one tsjit trace runs, these two bindings of `torch._C` are replaced by functions that answer for the tsjit
+trace of the calling thread and defer to the originals on every other thread; when the last trace ends the
+originals are put back. No C++ TracingState is ever created: one would make torch.jit's tracer record (and
+dispatch) tsjit's own calls.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+import types
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+
+from tsjit.frontend.tracer import get_tracing_state
+
+_ORIGINAL_IS_TRACING = torch._C._is_tracing
+ORIGINAL_GET_TRACING_STATE = torch._C._get_tracing_state
+_lock = threading.Lock()
+_active_traces = 0
+
+
+def is_tracing() -> bool:
+    """`tsjit.is_tracing()`, and torch._C._is_tracing while tsjit traces: whether this thread is being traced, by
+    tsjit or by torch.jit. Scripted code compiles it (by module and name) to `aten::_get_tracing_state`: False."""
+    if get_tracing_state() is not None:
+        return not _asked_by_torch_script_if_tracing()
+    return _ORIGINAL_IS_TRACING()
+
+
+def _asked_by_torch_script_if_tracing() -> bool:
+    """Whether the question comes, through torch.jit.is_tracing(), from the wrapper `@torch.jit._script_if_tracing`
+    makes. Told yes, that wrapper would compile its helper with torch.jit.script and run it there, out of the tsjit
+    trace's sight (its result would be recorded as a constant); told no, it runs the helper as Python, and the
+    trace records the helper's operations."""
+    frame = sys._getframe(2)  # this <- is_tracing <- the asker
+    if not _is_torch_jit_trace_function(frame, "is_tracing"):
+        return False
+    return frame.f_back is not None and _is_torch_jit_trace_function(frame.f_back, "wrapper")
+
+
+def _is_torch_jit_trace_function(frame: types.FrameType, name: str) -> bool:
+    return frame.f_globals.get("__name__") == "torch.jit._trace" and frame.f_code.co_name == name
+
+
+def is_scripting() -> bool:
+    """`tsjit.is_scripting()`: False in Python; scripted code compiles it to `aten::is_scripting`, which is True."""
+    return False
+
+
+def _get_tracing_state() -> Any:
+    """torch._C._get_tracing_state while tsjit traces: this thread's tsjit TracingState (truthy, but not one
+    torch.jit can record into), else torch.jit's own answer."""
+    state = get_tracing_state()
+    return state if state is not None else ORIGINAL_GET_TRACING_STATE()
+
+
+@contextlib.contextmanager
+def torch_sees_tracing() -> Iterator[None]:
+    """For the duration of the `with`, torch's tracing questions answer yes on threads tsjit traces."""
+    global _active_traces
+    with _lock:
+        if _active_traces == 0:
+            torch._C._is_tracing = is_tracing
+            torch._C._get_tracing_state = _get_tracing_state
+        _active_traces += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _active_traces -= 1
+            if _active_traces == 0:
+                torch._C._is_tracing = _ORIGINAL_IS_TRACING
+                torch._C._get_tracing_state = ORIGINAL_GET_TRACING_STATE

@@ -17,6 +17,7 @@ import torch
 from library_package import import_library
 
 import tsjit
+from tsjit.frontend import tracer
 from tsjit.frontend.resolver import in_package
 from tsjit.frontend.script_class import is_script_class_candidate
 from tsjit.frontend.tracer import TracerWarning
@@ -77,6 +78,15 @@ def test_tracer_warnings_of_torch_named_packages_are_not_hidden():
         for module in ("torch.nn.functional", "torchimagelist", "torch.jit._trace"):
             warnings.warn_explicit(f"from {module}", TracerWarning, "library.py", 1, module=module)
     assert [str(w.message) for w in caught] == ["from torchimagelist", "from torch.jit._trace"]
+
+
+def test_code_of_a_tsjit_named_package_is_not_tsjit_s_own():
+    """Warnings raised outside the traced code point at the first frame outside tsjit's directory: a sibling
+    package `tsjit_extras` is user code."""
+    code = compile("def call(function):\n    return function()\n", tracer._PACKAGE + "_extras/helpers.py", "exec")
+    namespace: dict = {}
+    exec(code, namespace)
+    assert namespace["call"](tracer._caller_of_tsjit).f_code.co_filename == tracer._PACKAGE + "_extras/helpers.py"
 
 
 # ---- decorated helpers -----------------------------------------------------------------------------------------

@@ -709,7 +709,7 @@ def _user_frames() -> Iterator[types.FrameType]:
 
 def _caller_of_tsjit() -> types.FrameType:
     frame = sys._getframe(1)
-    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE + os.sep):  # not tsjit_*/
         frame = frame.f_back
     return frame
 

@@ -224,6 +224,18 @@ def test_trace_records_the_general_path(tmp_path, monkeypatch, name):
     assert not torch.jit.is_tracing() and torch._C._get_tracing_state() is None
 
 
+def test_torch_bindings_are_restored_after_a_failed_trace():
+    is_tracing, get_tracing_state = torch._C._is_tracing, torch._C._get_tracing_state
+
+    def fails(x):
+        assert torch._C._is_tracing is not is_tracing   # replaced while tsjit traces
+        raise ValueError("inside the trace")
+
+    with pytest.raises(ValueError, match="inside the trace"):
+        tsjit.trace(fails, (torch.ones(2),))
+    assert torch._C._is_tracing is is_tracing and torch._C._get_tracing_state is get_tracing_state
+
+
 def test_tracing_answers_only_on_the_tracing_thread():
     entered, release = threading.Event(), threading.Event()
     seen: dict[str, bool] = {}

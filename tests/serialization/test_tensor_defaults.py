@@ -106,3 +106,32 @@ def f(x: Tensor, s: Tensor = torch.full([2], 3.0), n: List[int] = [1, -2], k: fl
     torch.testing.assert_close(arguments["s"], torch.full([2], 3.0))
     assert arguments["n"] == [1, -2] and arguments["k"] == -2.0
     torch.testing.assert_close(unit.f(torch.ones(2)), torch.full([2], -5.0))
+
+
+def _shifted(x: torch.Tensor, shift: torch.Tensor = torch.full([2], 5.0)) -> torch.Tensor:  # noqa: B008
+    return x + shift
+
+
+class Accumulator:
+    def __init__(self, base: torch.Tensor):
+        self.base = base
+
+    def add(self, x: torch.Tensor, extra: torch.Tensor = torch.ones(2)) -> torch.Tensor:  # noqa: B008
+        return self.base + x + extra
+
+
+class CallsHelpers(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return _shifted(x) + Accumulator(x).add(x)
+
+
+@pytest.mark.parametrize("saver", ["tsjit", "torch.jit"])
+def test_defaults_of_functions_and_class_methods_in_archives(saver):
+    """Free functions and script-class methods keep their Tensor defaults through save -> load -> save."""
+    module = CallsHelpers()
+    first = _saved_by_tsjit(tsjit.script(module)) if saver == "tsjit" else _saved_by_torch_jit(module)
+    loaded = tsjit.load(first)
+    again = tsjit.load(_saved_by_tsjit(loaded))
+    x = torch.tensor([1.0, -2.0])
+    for archived in (loaded, again):
+        torch.testing.assert_close(archived(x), module(x))

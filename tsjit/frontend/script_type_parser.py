@@ -9,7 +9,8 @@ NamedTuple, an enum, a script class) is asked of the resolver, and an unknown on
 
 `parse_schema_from_def` turns a whole Def into the FunctionSchema of the function (unannotated parameters are
 Tensor, an unannotated return is inferred by the emitter), and `BroadcastingList2[int]` parameters become
-`int[2]` arguments that also accept a single int, as in `F.max_pool2d(x, kernel_size=2)`.
+`int[2]` arguments that also accept a single int, as in `F.max_pool2d(x, kernel_size=2)`. Default values written
+in source are read when literal and otherwise run (`state: Tensor=CONSTANTS.c0` in an archive), as TorchScript does.
 """
 
 from __future__ import annotations

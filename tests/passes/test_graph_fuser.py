@@ -1,5 +1,6 @@
 """The graph fuser on IR text: which nodes end up in which prim::FusionGroup, and which stay out (other
-dtypes, unrefined types, broadcasting, writes in between, readers in between, inputs requiring grad)."""
+dtypes, unrefined types, sizes known not to broadcast, writes in between, readers in between, inputs requiring
+grad); chunks unpacked at once become prim::ConstantChunk, and the seed's LSTM cell is one group."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from tsjit.passes.graph_fuser import fuse_graph
 from tsjit.runtime.run import run_graph
 
 F = "Float(*, device=cpu)"
+F2 = "Float(*, *, device=cpu)"
 
 
 def fuse(text: str):
@@ -87,20 +89,124 @@ def test_dtypes_do_not_mix_in_a_group() -> None:
     assert kinds(graph.block)[-1] == "aten::mul"  # Float times Double promotes: not fusible
 
 
-def test_broadcasting_is_not_fused() -> None:
-    _, changed = fuse("""
-        graph(%x : Float(*, *, device=cpu), %b : F):
+def test_broadcasting_operands_are_fused_unless_their_sizes_differ() -> None:
+    graph, changed = fuse("""
+        graph(%x : Float(*, *, device=cpu), %b : F, %s : Float(device=cpu)):
           %one : int = prim::Constant[value=1]()
           %a : Float(*, *, device=cpu) = aten::add(%x, %b, %one)
-          %r : Float(*, *, device=cpu) = aten::relu(%a)
+          %m : Float(*, *, device=cpu) = aten::mul(%a, %s)
+          %r : Float(*, *, device=cpu) = aten::relu(%m)
           return (%r)""")
-    assert not changed
+    assert changed and groups(graph) == [["aten::add", "aten::mul", "aten::relu"]]
+    x, b, s = torch.randn(3, 4), torch.randn(4), torch.tensor(2.5)
+    torch.testing.assert_close(run_graph(graph, x, b, s, optimize=False), torch.relu((x + b) * s))
     _, changed = fuse("""
         graph(%x : Float(3, device=cpu), %y : Float(1, device=cpu)):
           %a : Float(3, device=cpu) = aten::mul(%x, %y)
           %r : Float(3, device=cpu) = aten::relu(%a)
           return (%r)""")
+    assert changed
+    _, changed = fuse("""
+        graph(%x : Float(3, device=cpu), %y : Float(4, device=cpu)):
+          %a : Float(3, device=cpu) = aten::mul(%x, %y)
+          %r : Float(3, device=cpu) = aten::relu(%a)
+          return (%r)""")
     assert not changed
+
+
+def test_an_output_of_another_shape_than_the_first_stays_out() -> None:
+    # %e is read after the group and has rank 1 where the group's result %r has rank 2: the kernel writes outputs
+    # of one shape, so %e is computed outside
+    graph, _ = fuse("""
+        graph(%x : Float(*, *, device=cpu), %b : F):
+          %e : F = aten::exp(%b)
+          %n : F = aten::neg(%e)
+          %a : Float(*, *, device=cpu) = aten::mul(%x, %n)
+          %r : Float(*, *, device=cpu) = aten::sin(%a)
+          return (%r, %n)""")
+    assert groups(graph) == [["aten::exp", "aten::neg"], ["aten::mul", "aten::sin"]]
+
+
+LSTM_CELL = """
+    graph(%x : F2, %hx : F2, %cx : F2, %w_ih : F2, %w_hh : F2, %b_ih : F, %b_hh : F):
+      %one : int = prim::Constant[value=1]()
+      %four : int = prim::Constant[value=4]()
+      %9 : F2 = aten::t(%w_ih)
+      %10 : F2 = aten::mm(%x, %9)
+      %11 : F2 = aten::t(%w_hh)
+      %12 : F2 = aten::mm(%hx, %11)
+      %13 : F2 = aten::add(%10, %12, %one)
+      %14 : F2 = aten::add(%13, %b_ih, %one)
+      %gates : F2 = aten::add(%14, %b_hh, %one)
+      %16 : Tensor[] = aten::chunk(%gates, %four, %one)
+      %ingate.1 : F2, %forgetgate.1 : F2, %cellgate.1 : F2, %outgate.1 : F2 = prim::ListUnpack(%16)
+      %ingate : F2 = aten::sigmoid(%ingate.1)
+      %forgetgate : F2 = aten::sigmoid(%forgetgate.1)
+      %cellgate : F2 = aten::tanh(%cellgate.1)
+      %outgate : F2 = aten::sigmoid(%outgate.1)
+      %25 : F2 = aten::mul(%forgetgate, %cx)
+      %26 : F2 = aten::mul(%ingate, %cellgate)
+      %cy : F2 = aten::add(%25, %26, %one)
+      %28 : F2 = aten::tanh(%cy)
+      %hy : F2 = aten::mul(%outgate, %28)
+      %30 : (F2, F2) = prim::TupleConstruct(%hy, %cy)
+      return (%30)"""
+
+
+def lstm_cell(x, hx, cx, w_ih, w_hh, b_ih, b_hh):
+    gates = x.mm(w_ih.t()) + hx.mm(w_hh.t()) + b_ih + b_hh
+    ingate, forgetgate, cellgate, outgate = gates.chunk(4, 1)
+    cy = torch.sigmoid(forgetgate) * cx + torch.sigmoid(ingate) * torch.tanh(cellgate)
+    return torch.sigmoid(outgate) * torch.tanh(cy), cy
+
+
+def test_the_lstm_cell_after_its_matmuls_is_one_group() -> None:
+    graph, changed = fuse(LSTM_CELL.replace("F2", F2))
+    assert changed
+    assert kinds(graph.block) == ["aten::t", "aten::mm", "aten::t", "aten::mm", "prim::FusionGroup",
+                                  "prim::TupleConstruct"]
+    assert groups(graph) == [["aten::add", "aten::add", "aten::add", "prim::ConstantChunk", "aten::sigmoid",
+                              "aten::sigmoid", "aten::tanh", "aten::sigmoid", "aten::mul", "aten::mul", "aten::add",
+                              "aten::tanh", "aten::mul"]]
+    (group,) = [n for n in graph.nodes() if n.kind is prim.FusionGroup]
+    assert [v.debug_name for v in group.inputs] == ["10", "12", "b_ih", "b_hh", "cx"]
+    assert [v.debug_name for v in group.outputs] == ["cy", "hy"]
+    text = str(graph)
+    assert ("%ingate.1 : Float(*, *, device=cpu), %forgetgate.1 : Float(*, *, device=cpu), %cellgate.1 : "
+            "Float(*, *, device=cpu), %outgate.1 : Float(*, *, device=cpu) = "
+            "prim::ConstantChunk[chunks=4, dim=1](%gates)") in text
+    assert "prim::Constant[value=4]" not in text  # the chunk count is an attribute now
+    generator = torch.Generator().manual_seed(0)
+    args = [torch.randn(shape, generator=generator) for shape in ((3, 10), (3, 20), (3, 20), (80, 10), (80, 20),
+                                                                  (80,), (80,))]
+    torch.testing.assert_close(run_graph(graph, *args, optimize=False), lstm_cell(*args))
+
+
+def test_chunks_unpacked_at_once_become_constant_chunks() -> None:
+    graph, changed = fuse("""
+        graph(%x : F, %n : int):
+          %zero : int = prim::Constant[value=0]()
+          %two : int = prim::Constant[value=2]()
+          %l : Tensor[] = aten::chunk(%x, %two, %zero)
+          %a : F, %b : F = prim::ListUnpack(%l)
+          %m : Tensor[] = aten::chunk(%x, %n, %zero)
+          %c : F, %d : F = prim::ListUnpack(%m)
+          return (%a, %b, %c, %d)""")
+    assert changed and kinds(graph.block) == ["prim::ConstantChunk", "aten::chunk", "prim::ListUnpack"]
+    x = torch.randn(6)
+    torch.testing.assert_close(run_graph(graph, x, 2, optimize=False), (*x.chunk(2), *x.chunk(2)))
+
+
+def test_a_chunk_whose_pieces_are_read_elsewhere_stays_out() -> None:
+    graph, _ = fuse("""
+        graph(%x : Float(*, *, device=cpu)):
+          %e : Float(*, *, device=cpu) = aten::exp(%x)
+          %a : Float(*, *, device=cpu), %b : Float(*, *, device=cpu) = prim::ConstantChunk[chunks=2, dim=0](%e)
+          %s : Float(*, *, device=cpu) = aten::sin(%a)
+          %c : Float(*, *, device=cpu) = aten::cos(%s)
+          return (%c, %b)""")
+    assert groups(graph) == [["aten::sin", "aten::cos"]]
+    assert kinds(graph.block)[:2] == ["aten::exp", "prim::ConstantChunk"]
 
 
 def test_a_single_operator_is_left_alone() -> None:

@@ -1,36 +1,56 @@
 """The C source of one FusionGroup subgraph: loops computing every output element from the input elements.
 
-    with prim::FusionGroup_0 = graph(%x : Float(*, device=cpu), %y : Float(*, device=cpu), %a : float):
+    with prim::FusionGroup_0 = graph(%g : Float(*, *, device=cpu), %b : Float(*, device=cpu)):
       %1 : int = prim::Constant[value=1]()
-      %s : Float(*, device=cpu) = aten::sin(%x)
-      %r : Float(*, device=cpu) = aten::add(%s, %y, %a)
+      %s : Float(*, *, device=cpu) = aten::add(%g, %b, %1)
+      %i : Float(*, *, device=cpu), %f : Float(*, *, device=cpu) = prim::ConstantChunk[chunks=2, dim=1](%s)
+      %r : Float(*, *, device=cpu) = aten::mul(%i, %f)
       return (%r)
 
 becomes (after the includes, `typedef float T;` and the helpers of elementwise.C_HELPERS)
 
-    void tsjit_kernel(int64_t rows, int64_t n, const T* restrict in0, int64_t st0, const T* restrict in1,
-                      int64_t st1, double s2, T* restrict out0) {
-      const T c2 = (T)s2;
-      for (int64_t r = 0; r < rows; r++) for (int64_t i = 0; i < n; i += 32) {
-        const int64_t m = n - i < 32 ? n - i : 32;
-        T v4[32];
-        TSJIT_SIMD for (int64_t j = 0; j < m; j++) v4[j] = sin(in0[r * st0 + i + j]);
-        T v5[32];
-        TSJIT_SIMD for (int64_t j = 0; j < m; j++) v5[j] = (v4[j] + c2 * in1[r * st1 + i + j]);
-        TSJIT_SIMD for (int64_t j = 0; j < m; j++) out0[r * n + i + j] = v5[j];
+    void tsjit_kernel(int64_t begin, int64_t end, int64_t size0, int64_t size1, int64_t e0_0, int64_t e0_1,
+                      int64_t e1_0, int64_t e1_1, const T* restrict in0, const T* restrict in1, T* restrict out0) {
+      const T* const pb1 = in0;                          (chunk 0 of %s reads %g and %b where %r is computed,
+      const T* const pb2 = in1;
+      const T* const pb5 = in0 + 1 * size1 * e0_1;        chunk 1 one chunk further along dimension 1)
+      const T* const pb6 = in1 + 1 * size1 * e1_1;
+      const int64_t n = size1;
+      for (int64_t row = begin / n; row * n < end; row++) {      (the rows of elements [begin, end))
+        ... lo, hi: the row's part of [begin, end); o0, o1: the inputs' offsets at the row's coordinates ...
+        for (int64_t i = lo; i < hi; i += 32) {
+          const int64_t m = hi - i < 32 ? hi - i : 32;
+          T gb1[32];
+          if (e0_1 != 1) TSJIT_SIMD for (int64_t j = 0; j < m; j++) gb1[j] = pb1[o0 + (i + j) * e0_1];
+          const T* restrict b1 = e0_1 == 1 ? pb1 + o0 + i : gb1;
+          ... b2 (of %b) likewise ...
+          T v3[32];
+          TSJIT_SIMD for (int64_t j = 0; j < m; j++) v3[j] = (b1[j] + b2[j]);
+          ... b5, b6, v7 (the second chunk) likewise ...
+          T v8[32];
+          TSJIT_SIMD for (int64_t j = 0; j < m; j++) v8[j] = (v3[j] * v7[j]);
+          TSJIT_SIMD for (int64_t j = 0; j < m; j++) out0[row * n + i + j] = v8[j];
+        }
       }
     }
+
+The kernel computes the elements [begin, end) of its outputs, which are contiguous and all of one shape, the
+iteration shape (`size0`... `sizeR-1`, R the largest rank in the subgraph), so that threads can split the work.
+Every tensor input is read through its strides in each of those dimensions (`e0_0`... after the sizes): broadcast
+dimensions have stride 0, so inputs of other (broadcastable) shapes and 0-dim tensors need nothing else, and an
+input is read in place when its innermost stride is 1, gathered into a buffer otherwise. A prim::ConstantChunk
+computes nothing: chunk c of a value is the value read c chunk sizes further along the chunk's dimension, so the
+nodes computing a chunked value are computed once per chunk read (each on its part of the value; the kernel's
+launch, tsjit.codegen.launch, makes sure that every chunk has the iteration size along its dimension).
 
 The elements go in blocks of BLOCK, one operation at a time over the block: the elements of a block are
 independent, so the CPU overlaps their math calls and the compiler vectorizes the simple operations, where one
 element at a time through a long chain waits for each result in turn (about 2x slower); a block's
 temporaries stay in the L1 cache. TSJIT_SIMD is `omp simd` when the vector math library is used (compiler.py).
-The kernel computes `rows` rows of n elements of one float dtype: every output is contiguous, every tensor input
-has rows `st` elements apart (one row of all elements for contiguous inputs; row-major slices like the chunks of a
-matrix otherwise: the runtime's guard makes sure); int and float inputs are passed by value and converted to T
-once, as eager converts Scalars to the tensor's dtype. Constants are written as literals. `generate_kernel` raises
-NotFusible for a subgraph it cannot compile (another node kind, another dtype, a non-tensor output), so a
-FusionGroup that did not come from the graph fuser still runs, by falling back to its subgraph.
+Int and float inputs are passed by value and converted to T once, as eager converts Scalars to the tensor's
+dtype. Constants are written as literals. `generate_kernel` raises NotFusible for a subgraph it cannot compile
+(another node kind, another dtype, an unknown rank, a non-tensor output), so a FusionGroup that did not come
+from the graph fuser still runs, by falling back to its subgraph.
 """
 
 from __future__ import annotations
@@ -57,18 +77,22 @@ BLOCK = 32  # elements computed together, one operation at a time
 C_TYPES = {torch.float32: "float", torch.float64: "double"}
 TENSOR_ARGUMENT, INT_ARGUMENT, FLOAT_ARGUMENT = "tensor", "int", "float"
 
+Shift = tuple[int, ...]  # per kernel dimension, how many of its sizes a chunk moves the index along it
+
 
 class NotFusible(Exception):
     """The subgraph holds something the kernel generator cannot compile (the message says what)."""
 
 
 class Kernel(NamedTuple):
-    """A generated kernel: its C source, the kind of each subgraph input, the element dtype, the output count."""
+    """A generated kernel: its C source, the kind of each subgraph input, the element dtype, the output count and
+    the number of dimensions it iterates over (at least 1)."""
 
     source: str
     arguments: tuple[str, ...]
     dtype: torch.dtype
     num_outputs: int
+    rank: int
 
 
 def generate_kernel(subgraph: Graph) -> Kernel:
@@ -76,82 +100,169 @@ def generate_kernel(subgraph: Graph) -> Kernel:
     return _Generator(subgraph).kernel()
 
 
+def kernel_rank(subgraph: Graph) -> int:
+    """The number of dimensions the kernel iterates over: the largest rank of the subgraph's tensors (the outputs',
+    as every value broadcasts into them), at least 1 so that 0-dim tensors are one element."""
+    ranks = [v.type.rank for n in subgraph.nodes() for v in (*n.inputs, *n.outputs) if isinstance(v.type, TensorType)]
+    if None in ranks:
+        raise NotFusible("a tensor of the subgraph has no known rank")
+    return max([1, *ranks])
+
+
+def chunk_dimension(node: Node, rank: int) -> int:
+    """The kernel dimension a prim::ConstantChunk splits: its `dim` counted from the right, as broadcasting
+    aligns dimensions."""
+    input_rank = node.input().type.rank
+    dim = node.i("dim")
+    if not -input_rank <= dim < input_rank:
+        raise NotFusible(f"chunk dimension {dim} out of range for rank {input_rank}")
+    return rank - input_rank + dim % input_rank
+
+
 class _Generator:
     def __init__(self, subgraph: Graph):
         self.subgraph = subgraph
         self.dtype = _element_dtype(subgraph)
-        self.operands: dict[Value, Operand] = {}
-        self.parameters: list[str] = ["int64_t rows", "int64_t n"]
+        self.rank = kernel_rank(subgraph)
+        self.shifts = _shifts(subgraph, self.rank)
+        self.tensor_inputs: dict[Value, int] = {}
+        self.operands: dict[tuple[Value, Shift], Operand] = {}
+        self.parameters = ["int64_t begin", "int64_t end", *[f"int64_t size{d}" for d in range(self.rank)]]
         self.prologue: list[str] = []
         self.body: list[str] = []
 
     def kernel(self) -> Kernel:
-        arguments = tuple(self.add_input(i, value) for i, value in enumerate(self.subgraph.inputs))
-        if TENSOR_ARGUMENT not in arguments:
+        tensors = [v for v in self.subgraph.inputs if isinstance(v.type, TensorType)]
+        if not tensors:
             raise NotFusible("no input is a tensor")
+        for value in tensors:  # each tensor's strides in every kernel dimension (0 where it broadcasts)
+            self.parameters += [f"int64_t e{len(self.tensor_inputs)}_{d}" for d in range(self.rank)]
+            self.tensor_inputs[value] = len(self.tensor_inputs)
+        arguments = tuple(self.add_input(i, value) for i, value in enumerate(self.subgraph.inputs))
         for node in self.subgraph.nodes():
-            self.add_node(node)
+            for shift in self.shifts.get(node, ()):
+                self.add_node(node, shift)
+        zero = (0,) * self.rank
         for k, value in enumerate(self.subgraph.outputs):
-            if not isinstance(value.type, TensorType) or value not in self.operands or value.node.kind is prim.Constant:
+            if not isinstance(value.type, TensorType) or value.node.kind in _NOT_COMPUTED:
                 raise NotFusible(f"output %{value.debug_name} is not a computed tensor")
             self.parameters.append(f"T* restrict out{k}")
-            self.body.append(f"{LOOP} out{k}[r * n + i + j] = {self.operands[value].expr};")
-        return Kernel(self.source(), arguments, self.dtype, len(self.subgraph.outputs))
+            self.body.append(f"{LOOP} out{k}[row * n + i + j] = {self.operand(value, zero, TENSOR).expr};")
+        return Kernel(self.source(), arguments, self.dtype, len(self.subgraph.outputs), self.rank)
 
     def source(self) -> str:
+        last, outer = self.rank - 1, range(self.rank - 2, -1, -1)
+        offsets = ", ".join(f"o{k} = 0" for k in range(len(self.tensor_inputs)))
         lines = ["#include <stdint.h>", "#include <tgmath.h>", f"typedef {C_TYPES[self.dtype]} T;",
                  _vector_math_declarations(self.dtype), C_HELPERS,
                  f"void {KERNEL_NAME}({', '.join(self.parameters)}) {{"]
         lines += [f"  {line}" for line in self.prologue]
-        lines.append(f"  for (int64_t r = 0; r < rows; r++) for (int64_t i = 0; i < n; i += {BLOCK}) {{")
-        lines.append(f"    const int64_t m = n - i < {BLOCK} ? n - i : {BLOCK};")
-        lines += [f"    {line}" for line in self.body]
-        lines += ["  }", "}", ""]
+        lines += [f"  const int64_t n = size{last};", "  if (n <= 0) return;",
+                  "  for (int64_t row = begin / n; row * n < end; row++) {",
+                  "    const int64_t lo = begin > row * n ? begin - row * n : 0;",
+                  "    const int64_t hi = end - row * n < n ? end - row * n : n;",
+                  f"    int64_t q = row, {offsets};"]
+        for d in outer:  # the row's coordinates, innermost first, and each input's offset from them
+            terms = " ".join(f"o{k} += x * e{k}_{d};" for k in range(len(self.tensor_inputs)))
+            lines.append(f"    {{ const int64_t x = q % size{d}; q /= size{d}; {terms} }}")
+        lines += [f"    for (int64_t i = lo; i < hi; i += {BLOCK}) {{",
+                  f"      const int64_t m = hi - i < {BLOCK} ? hi - i : {BLOCK};"]
+        lines += [f"      {line}" for line in self.body]
+        lines += ["    }", "  }", "}", ""]
         return "\n".join(lines)
 
     def add_input(self, index: int, value: Value) -> str:
         type_ = value.type
         if isinstance(type_, TensorType):
-            self.parameters += [f"const T* restrict in{index}", f"int64_t st{index}"]
-            self.operands[value] = Operand(f"in{index}[r * st{index} + i + j]", UNKNOWN)
+            self.parameters.append(f"const T* restrict in{self.tensor_inputs[value]}")
             return TENSOR_ARGUMENT
         if isinstance(type_, IntType | FloatType):
             c_type, kind = ("int64_t", INT_ARGUMENT) if isinstance(type_, IntType) else ("double", FLOAT_ARGUMENT)
             self.parameters.append(f"{c_type} s{index}")
             self.prologue.append(f"const T c{index} = (T)s{index};")
-            self.operands[value] = Operand(f"c{index}", UNKNOWN)
+            self.operands[value, ()] = Operand(f"c{index}", UNKNOWN)
             return kind
         raise NotFusible(f"input %{value.debug_name} has type {type_}")
 
-    def add_node(self, node: Node) -> None:
-        if node.kind is prim.Constant:
-            value = constant_value(node)
-            self.operands[node.output()] = Operand(c_literal(value), value)
+    def add_node(self, node: Node, shift: Shift) -> None:
+        if node.kind is prim.Constant or node.kind is prim.ConstantChunk:  # read where their users read them
             return
         schema = node.maybe_schema()
         entry = OPERATORS.get(schema.operator_name) if schema is not None else None
         if entry is None or len(node.outputs) != 1:
             raise NotFusible(f"no kernel computes {node.kind}")
-        operands = [self.operand(value, role) for value, role in zip(node.inputs, entry.roles)]
-        if len(operands) != len(node.inputs):
+        if len(entry.roles) != len(node.inputs):
             raise NotFusible(f"{node.kind} has {len(node.inputs)} inputs, expected {len(entry.roles)}")
+        operands = [self.operand(value, shift, role) for value, role in zip(node.inputs, entry.roles)]
         name = f"v{len(self.operands)}"
         self.body.append(f"T {name}[{BLOCK}];")
         self.body.append(f"{LOOP} {name}[j] = {entry.emit(*operands)};")
-        self.operands[node.output()] = Operand(f"{name}[j]", UNKNOWN)
+        self.operands[node.output(), shift] = Operand(f"{name}[j]", UNKNOWN)
 
-    def operand(self, value: Value, role: str) -> Operand:
-        operand = self.operands.get(value)
-        if operand is None:
-            raise NotFusible(f"%{value.debug_name} is not computed in the kernel")
+    def operand(self, value: Value, shift: Shift, role: str) -> Operand:
+        """`value` as an operand of the given role, at the index moved by `shift`."""
         is_tensor = isinstance(value.type, TensorType)
         if is_tensor != (role == TENSOR):
             raise NotFusible(f"%{value.debug_name} of type {value.type} cannot be a {role!r} operand")
-        if is_tensor and value.type.dtype is not self.dtype:
+        if not is_tensor:
+            return self.scalar(value, role)
+        if value.type.dtype is not self.dtype:
             raise NotFusible(f"%{value.debug_name} is not of dtype {self.dtype}")
+        node = value.node
+        if node.kind is prim.ConstantChunk:  # chunk c of a tensor: the tensor, c chunk sizes further along dim
+            moved = list(shift)
+            moved[chunk_dimension(node, self.rank)] += value.offset
+            return self.operand(node.input(), tuple(moved), TENSOR)
+        if (value, shift) not in self.operands:
+            if value not in self.tensor_inputs:
+                raise NotFusible(f"%{value.debug_name} is not computed in the kernel")
+            self.operands[value, shift] = self.read_input(self.tensor_inputs[value], shift)
+        return self.operands[value, shift]
+
+    def scalar(self, value: Value, role: str) -> Operand:
+        if value.node.kind is prim.Constant:
+            constant = constant_value(value.node)
+            operand = Operand(c_literal(constant), constant)
+        elif (value, ()) in self.operands:
+            operand = self.operands[value, ()]
+        else:
+            raise NotFusible(f"%{value.debug_name} is not computed in the kernel")
         if operand.expr is None and role != OPTIONAL_SCALAR:
             raise NotFusible(f"%{value.debug_name} is None")
         return operand
+
+    def read_input(self, k: int, shift: Shift) -> Operand:
+        """A block of tensor input k at the index moved by `shift`: read in place when its innermost stride is 1,
+        else gathered (strided, or broadcast with stride 0) into a buffer first."""
+        name, last = f"b{len(self.operands)}", f"e{k}_{self.rank - 1}"
+        moves = "".join(f" + {c} * size{d} * e{k}_{d}" for d, c in enumerate(shift) if c)
+        self.prologue.append(f"const T* const p{name} = in{k}{moves};")
+        self.body += [f"T g{name}[{BLOCK}];",
+                      f"if ({last} != 1) {LOOP} g{name}[j] = p{name}[o{k} + (i + j) * {last}];",
+                      f"const T* restrict {name} = {last} == 1 ? p{name} + o{k} + i : g{name};"]
+        return Operand(f"{name}[j]", UNKNOWN)
+
+
+_NOT_COMPUTED = frozenset({prim.Param, prim.Constant, prim.ConstantChunk})
+
+
+def _shifts(subgraph: Graph, rank: int) -> dict[Node, list[Shift]]:
+    """For each node, the shifts at which the kernel computes it: none for what the outputs read directly, and for
+    what a chunk reads, the chunk's index along its dimension (so each chunk of a value computes its own part)."""
+    zero = (0,) * rank
+    needed: dict[Value, list[Shift]] = {value: [zero] for value in subgraph.outputs}
+    shifts: dict[Node, list[Shift]] = {}
+    for node in reversed(list(subgraph.nodes())):
+        node_shifts = shifts[node] = list(dict.fromkeys(s for v in node.outputs for s in needed.get(v, ())))
+        for value in node.inputs:
+            if node.kind is prim.ConstantChunk:
+                dimension = chunk_dimension(node, rank)
+                moved = [s[:dimension] + (s[dimension] + c,) + s[dimension + 1:]
+                         for c, out in enumerate(node.outputs) for s in needed.get(out, ())]
+            else:
+                moved = node_shifts
+            needed[value] = list(dict.fromkeys([*needed.get(value, []), *moved]))
+    return shifts
 
 
 def _vector_math_declarations(dtype: torch.dtype) -> str:

@@ -10,8 +10,12 @@ build or load (no glibc, an old one), it is built plain, with scalar math calls.
 
 Shared libraries are cached by a hash of the source, the compiler and the flags: in memory, and on disk under
 $TSJIT_CACHE_DIR/kernels (default $XDG_CACHE_HOME/tsjit/kernels, else ~/.cache/tsjit/kernels), written
-atomically so that parallel processes never load half a file. `load_kernel` returns None (and logs why, under
+atomically so that parallel processes never load half a file. The disk cache is bounded: when a new library
+takes it past TSJIT_KERNEL_CACHE_MB megabytes (default 256), the least recently used libraries go, oldest
+modification time first (loading a cached library touches it). `load_kernel` returns None (and logs why, under
 TSJIT_LOG_LEVEL=compiler) when there is no compiler or no variant builds; callers then interpret the subgraph.
+With `compile=False` it only loads what is cached, so that the caller can compile elsewhere (runtime/fusion.py
+compiles on a background thread).
 """
 
 from __future__ import annotations
@@ -31,22 +35,28 @@ FLAGS = ("-std=gnu11", "-O3", "-shared", "-fPIC", "-fno-math-errno", "-ffp-contr
 # tried first: vectorized loops calling glibc's vector math library; where that fails to build or load, plain
 VARIANTS = (("-DTSJIT_VECTOR_MATH", "-fopenmp-simd", "-lmvec"), ())
 _TIMEOUT_SECONDS = 120
+DEFAULT_CACHE_MB = 256
 
 _lock = threading.Lock()
 _loaded: dict[str, ctypes.CDLL | None] = {}
 
 
-def load_kernel(source: str, name: str):
-    """The function `name` of the compiled `source` (a ctypes function pointer), or None if it cannot be built."""
+def load_kernel(source: str, name: str, compile: bool = True):
+    """The function `name` of the compiled `source` (a ctypes function pointer), or None if it cannot be built
+    (or, with `compile=False`, is not built yet)."""
     compiler = find_compiler()
     if compiler is None:
         log.log(log.GRAPH_DUMP, "no C compiler found ($CC, cc, gcc): fused kernels are interpreted")
         return None
     for variant in VARIANTS:
         key = _cache_key(source, compiler, variant)
-        with _lock:
-            if key not in _loaded:
-                _loaded[key] = _build_and_load(source, compiler, variant, key)
+        if key not in _loaded:
+            path = os.path.join(cache_dir(), f"{key}.so")
+            if not compile and not os.path.exists(path):
+                return None
+            library = _build_and_load(source, compiler, variant, path)  # not under the lock: compiling is slow
+            with _lock:
+                _loaded.setdefault(key, library)
         library = _loaded[key]
         if library is not None:
             return getattr(library, name)
@@ -73,9 +83,12 @@ def _cache_key(source: str, compiler: str, variant: tuple[str, ...]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:40]
 
 
-def _build_and_load(source: str, compiler: str, variant: tuple[str, ...], key: str) -> ctypes.CDLL | None:
-    path = os.path.join(cache_dir(), f"{key}.so")
-    if not os.path.exists(path) and not _compile(source, compiler, variant, path):
+def _build_and_load(source: str, compiler: str, variant: tuple[str, ...], path: str) -> ctypes.CDLL | None:
+    if os.path.exists(path):
+        _touch(path)
+    elif _compile(source, compiler, variant, path):
+        evict(cache_dir(), cache_limit_bytes(), keep=path)
+    else:
         return None
     try:
         return ctypes.CDLL(path)
@@ -104,6 +117,51 @@ def _compile(source: str, compiler: str, variant: tuple[str, ...], path: str) ->
         return False
     log.graph_update(f"compiled {path}")
     return True
+
+
+def cache_limit_bytes() -> int:
+    """TSJIT_KERNEL_CACHE_MB in bytes (default 256 MB)."""
+    text = os.environ.get("TSJIT_KERNEL_CACHE_MB")
+    try:
+        megabytes = float(text) if text else DEFAULT_CACHE_MB
+    except ValueError:
+        log.log(log.GRAPH_DUMP, f"TSJIT_KERNEL_CACHE_MB={text!r} is not a number: {DEFAULT_CACHE_MB} MB")
+        megabytes = DEFAULT_CACHE_MB
+    return int(megabytes * 1024 * 1024)
+
+
+def evict(directory: str, limit: int, keep: str | None = None) -> list[str]:
+    """Remove the least recently used libraries (oldest mtime first) of `directory` until the rest take at most
+    `limit` bytes, never `keep`; returns the paths removed. Another process may remove files at the same time:
+    what is gone already is skipped."""
+    entries = []
+    with os.scandir(directory) as scan:
+        for entry in scan:
+            try:
+                if entry.name.endswith(".so") and entry.is_file():
+                    stat = entry.stat()
+                    entries.append((stat.st_mtime_ns, stat.st_size, entry.path))
+            except OSError:
+                continue
+    total, removed = sum(size for _, size, _ in entries), []
+    for _, size, path in sorted(entries):
+        if total <= limit:
+            break
+        if path != keep:
+            _remove(path)
+            removed.append(path)
+            total -= size
+    if removed:
+        log.graph_update(f"evicted {len(removed)} kernels from {directory}")
+    return removed
+
+
+def _touch(path: str) -> None:
+    """Mark a cached library as just used, for eviction."""
+    try:
+        os.utime(path)
+    except OSError:
+        pass
 
 
 def _remove(path: str) -> None:

@@ -9,15 +9,27 @@
                                                             ...
                                                             return (%r)
 
-A node is fusible when tsjit.codegen.elementwise can compute it and the executor's shape analysis typed its
-tensor operands and its result with one float dtype (float32 or float64) on the CPU, with ranks and known sizes
-that agree (no broadcasting); its scalar operands are int or float constants or values. Walking each block
-backwards, a fusible node not yet in a group starts one, which then pulls in the fusible producers of its
-inputs (same dtype, same block), one at a time, while a producer can move down to just before the group:
-nothing in between reads its results or writes memory its inputs may alias (AliasDb; fusible operators write
-nothing). So a group is a contiguous run of nodes; it becomes one FusionGroup node whose Subgraph holds the
-nodes (the constants they read copied in) and returns the values read outside the group. A group of a single
-operator is left alone: fusing it would only put a guard in front of one eager kernel.
+First, as TorchScript's fuser does, a chunk into a constant number of pieces that are unpacked at once becomes
+one prim::ConstantChunk node, which kernels compute by reading the chunked value at the chunk's offset:
+
+    %l : Tensor[] = aten::chunk(%gates, %2, %1)
+    %i : Float(*, *), %f : Float(*, *) = prim::ListUnpack(%l)
+        ->  %i : Float(*, *), %f : Float(*, *) = prim::ConstantChunk[chunks=2, dim=1](%gates)
+
+A node is fusible when tsjit.codegen.elementwise can compute it (or it is such a chunk) and the executor's shape
+analysis typed its tensor operands and its result with one float dtype (float32 or float64) on the CPU and known
+ranks; operands of other shapes broadcast (sizes known to differ and not 1 do not); its scalar operands are int or
+float constants or values. Walking each block backwards, a fusible node not yet in a group (and not a chunk)
+starts one, which then pulls in the fusible producers of its inputs (same dtype, same block), one at a time,
+while a producer can move down to just before the group: nothing in between reads its results or writes memory
+its inputs may alias (AliasDb; fusible operators write nothing). A producer whose result is also read after the
+group becomes an output of the group, so it must be shaped like the group's first output (the kernel writes
+outputs of one shape: same rank, no size known to differ) and must not be what a chunk splits; a chunk joins
+only if the group reads all its pieces (a piece read elsewhere is a view, which a kernel does not make). So a
+group is a contiguous run of nodes; it becomes one FusionGroup node whose Subgraph holds the nodes (the
+constants they read copied in) and returns the values read outside the group. A group of a single operator is
+left alone: fusing it would only put a guard in front of one eager kernel. The seed's LSTM cell fuses into one
+group taking the two matmuls' results, the biases and the cell state: the bias adds, the chunk, the gates.
 
 Fusion breaks autograd, so graphs with an input that requires grad are left alone (seed: post-derivative
 optimization is for graphs that need no gradient). Tensors the graph reads from elsewhere (module parameters)
@@ -37,7 +49,7 @@ from tsjit.codegen.elementwise import KINDS, OPERATORS, OPTIONAL_SCALAR, TENSOR
 from tsjit.ir.alias_analysis import AliasDb
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Block, Graph, Node, Value
-from tsjit.ir.symbols import prim
+from tsjit.ir.symbols import aten, prim
 from tsjit.ir.types import FloatType, IntType, TensorType, TupleType, Type
 
 FUSIBLE_DTYPES = (torch.float32, torch.float64)
@@ -46,16 +58,51 @@ MIN_GROUP_SIZE = 2
 
 
 def fuse_graph(graph: Graph) -> bool:
-    """Replace groups of fusible nodes by prim::FusionGroup nodes; returns whether any group was made."""
+    """Replace groups of fusible nodes by prim::FusionGroup nodes; returns whether the graph changed."""
     if any(_requires_grad(value.type) for value in graph.inputs):
         log.graph_debug("an input requires grad: nothing is fused")
         return False
+    changed = constant_chunks(graph)
     fuser = _Fuser(graph)
     fuser.group_block(graph.block)
     for node in list(graph.all_nodes()):
         for block in node.blocks:
             fuser.group_block(block)
-    return fuser.create_fusion_groups()
+    return fuser.create_fusion_groups() or changed
+
+
+def constant_chunks(graph: Graph) -> bool:
+    """Rewrite `prim::ListUnpack(aten::chunk(x, chunks, dim))` with constant chunks and dim, the list read by
+    nothing else, into `prim::ConstantChunk[chunks, dim](x)`."""
+    changed = False
+    for node in list(graph.all_nodes()):
+        unpack = _unpacked_chunk(node)
+        if unpack is None or not log.opt_allowed():
+            continue
+        chunk = graph.create(prim.ConstantChunk, [node.inputs[0]], len(unpack.outputs))
+        chunk.i_("chunks", node.get("chunks")).i_("dim", node.get("dim")).insert_before(node)
+        for old, new in zip(unpack.outputs, chunk.outputs):
+            new.copy_metadata(old)
+            old.replace_all_uses_with(new)
+        constants = [v.node for v in node.inputs[1:] if v.node.kind is prim.Constant]
+        unpack.destroy()
+        node.destroy()
+        for constant in constants:  # the chunk count and dim, now attributes
+            if not constant.output().uses:
+                constant.destroy()
+        log.graph_update(f"aten::chunk into prim::ConstantChunk[chunks={chunk.i('chunks')}, dim={chunk.i('dim')}]")
+        changed = True
+    return changed
+
+
+def _unpacked_chunk(node: Node) -> Node | None:
+    """The prim::ListUnpack of a chunk with constant chunks and dim unpacking all of them (None if not so)."""
+    if node.kind is not aten.chunk or len(node.output().uses) != 1:
+        return None
+    unpack, chunks, dim = node.output().uses[0].user, node.get("chunks"), node.get("dim")
+    if unpack.kind is not prim.ListUnpack or not isinstance(chunks, int) or not isinstance(dim, int):
+        return None
+    return unpack if len(unpack.outputs) == chunks else None
 
 
 def _requires_grad(type_: Type) -> bool:
@@ -66,6 +113,8 @@ def _requires_grad(type_: Type) -> bool:
 
 def fusible_dtype(node: Node) -> torch.dtype | None:
     """The dtype of a fusible node's tensors, or None when the node cannot be fused."""
+    if node.kind is prim.ConstantChunk:
+        return _chunk_dtype(node)
     if node.kind not in KINDS or len(node.outputs) != 1:
         return None
     schema = node.maybe_schema()
@@ -82,12 +131,23 @@ def fusible_dtype(node: Node) -> torch.dtype | None:
             tensors.append(value.type)
         elif not _is_scalar(value, optional=role == OPTIONAL_SCALAR):
             return None
-    return dtype if _same_shapes(tensors) else None
+    return dtype if _broadcastable(tensors) else None
+
+
+def _chunk_dtype(node: Node) -> torch.dtype | None:
+    """A prim::ConstantChunk of a fusible tensor into pieces of its dtype and rank (what kernels can read)."""
+    source = node.input().type
+    if not _is_fusible_tensor(source) or not -source.rank <= node.i("dim") < source.rank:
+        return None
+    if not all(_is_fusible_tensor(v.type) and v.type.dtype is source.dtype and v.type.rank == source.rank
+               for v in node.outputs):
+        return None
+    return source.dtype
 
 
 def _is_fusible_tensor(type_: Type) -> bool:
     return (isinstance(type_, TensorType) and type_.dtype in FUSIBLE_DTYPES and type_.device == _CPU
-            and type_.undefined is False)
+            and type_.undefined is False and type_.sizes is not None)
 
 
 def _is_scalar(value: Value, optional: bool) -> bool:
@@ -100,12 +160,17 @@ def _is_scalar(value: Value, optional: bool) -> bool:
     return isinstance(value.type, IntType | FloatType)
 
 
-def _same_shapes(types: list[TensorType]) -> bool:
-    """Whether no broadcasting is known to happen: equal ranks where known, equal sizes where known."""
-    known = [t.sizes for t in types if t.sizes is not None]
-    if any(len(sizes) != len(known[0]) for sizes in known):
-        return False
-    return all(len({s for s in dims if s is not None}) <= 1 for dims in zip(*known))
+def _broadcastable(types: list[TensorType]) -> bool:
+    """Whether these tensors may broadcast together: no dimension (aligned from the right) has two known sizes
+    other than 1 that differ."""
+    rank = max(len(t.sizes) for t in types)
+    padded = [(1,) * (rank - len(t.sizes)) + tuple(t.sizes) for t in types]
+    return all(len({s for s in dims if s not in (None, 1)}) <= 1 for dims in zip(*padded))
+
+
+def _same_shape(a: TensorType, b: TensorType) -> bool:
+    """Whether two tensor types may have one shape: one rank, no size known to differ."""
+    return len(a.sizes) == len(b.sizes) and all(x is None or y is None or x == y for x, y in zip(a.sizes, b.sizes))
 
 
 class _Fuser:
@@ -119,7 +184,8 @@ class _Fuser:
 
     def group_block(self, block: Block) -> None:
         for node in list(block.reverse_nodes()):
-            dtype = fusible_dtype(node) if node not in self.grouped else None
+            seed = node not in self.grouped and node.kind is not prim.ConstantChunk
+            dtype = fusible_dtype(node) if seed else None
             if dtype is not None:
                 group = [node]
                 self.grouped.add(node)
@@ -147,14 +213,25 @@ class _Fuser:
     def can_pull(self, producer: Node, group: list[Node], dtype: torch.dtype) -> bool:
         if producer in self.grouped or fusible_dtype(producer) is not dtype:
             return False
-        first = group[0]
+        first, members = group[0], set(group)
+        read_after = False
         for value in producer.outputs:  # no reader between the producer and the group
             for use in value.uses:
                 user = _in_block(use.user, first.owning_block)
                 if user is None or (user is not first and user.is_before(first)):
                     return False
+                read_after = read_after or user not in members
+        if read_after and not self.can_be_output(producer, group):
+            return False
         # and no write to what it reads
         return not any(self.alias_db.writes_to_alias(node, producer.inputs) for node in _between(producer, first))
+
+    def can_be_output(self, producer: Node, group: list[Node]) -> bool:
+        """Whether the group may output the producer's result: not a chunk's piece (a view), not what a chunk in
+        the group splits, and shaped like the group's first output."""
+        if producer.kind is prim.ConstantChunk or _feeds_chunk(producer, set(group)):
+            return False
+        return _same_shape(producer.output().type, group[-1].outputs[0].type)
 
     def create_fusion_groups(self) -> bool:
         changed = False
@@ -165,6 +242,12 @@ class _Fuser:
                                  f"with outputs {', '.join('%' + v.debug_name for v in fusion_group.outputs)}")
                 changed = True
         return changed
+
+
+def _feeds_chunk(node: Node, members: set[Node]) -> bool:
+    """Whether a prim::ConstantChunk among `members` splits `node`'s result or a value computed from it there."""
+    users = {use.user for value in node.outputs for use in value.uses if use.user in members}
+    return any(user.kind is prim.ConstantChunk or _feeds_chunk(user, members) for user in users)
 
 
 def _later_first(a: Node, b: Node) -> int:

@@ -2,45 +2,59 @@
 
 (seed: jit-overview.md "Post-derivative optimization": the Operation of a FusionGroup node generates a kernel
 for its subgraph; TorchScript's fusers guard a kernel with a check of the inputs and keep a fallback graph for
-when it fails.) The kernel's C source is generated when the plan's Code is built, and compiled on the first
-call whose inputs pass the guard:
+when it fails.) The kernel's C source is generated when the plan's Code is built. Its compilation stays off the
+critical path: a kernel found in the disk cache is loaded on the first call, any other one is compiled on a
+background thread while the calls interpret the subgraph, and replaces it when ready (TSJIT_SYNC_COMPILE=1: the
+first call compiles and waits, as tests checking that the kernel runs want). The guard:
 
 - every tensor input is a strided CPU tensor (torch.Tensor or nn.Parameter) of the dtype the plan was specialized
-  to, and all of them have the same shape (the kernel does not broadcast);
-- every one is contiguous, or a row-major slice (a chunk of the LSTM's gates), read row by row: eager's results
-  are contiguous for both (a transposed input, whose eager result is transposed, fails);
-- while grad mode is on, none of them requires grad (kernels have no backward).
+  to, and, while grad mode is on, none of them requires grad (kernels have no backward);
+- their shapes and strides suit the kernel (tsjit.codegen.launch: broadcastable shapes, evenly divided chunks,
+  eager's results contiguous); what the launch planner says is kept per shapes and strides, so that a call only
+  pays for a dictionary lookup.
 
-Then fresh outputs of that shape are allocated and the kernel fills them (from PARALLEL_MIN_ELEMENTS elements
-on, in chunks on torch.get_num_threads() threads, as eager's intra-op parallelism would). Otherwise, and when no
-kernel could be generated or compiled, the subgraph runs in the interpreter, which broadcasts, promotes dtypes,
-records autograd and raises eager's errors, as the nodes did before fusion.
+Then fresh contiguous outputs are allocated and the kernel fills them (from PARALLEL_MIN_ELEMENTS elements on,
+split into element ranges on torch.get_num_threads() threads, as eager's intra-op parallelism would). Otherwise,
+and when no kernel could be generated or compiled, the subgraph runs in the interpreter, which broadcasts,
+promotes dtypes, records autograd and raises eager's errors, as the nodes did before fusion.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import ctypes
 import functools
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import torch
 
 from tsjit import log
-from tsjit.codegen.c_kernel import FLOAT_ARGUMENT, INT_ARGUMENT, KERNEL_NAME, Kernel, NotFusible, generate_kernel
-from tsjit.codegen.compiler import load_kernel
+from tsjit.codegen.c_kernel import (
+    FLOAT_ARGUMENT,
+    INT_ARGUMENT,
+    KERNEL_NAME,
+    TENSOR_ARGUMENT,
+    Kernel,
+    NotFusible,
+    generate_kernel,
+)
+from tsjit.codegen.compiler import find_compiler, load_kernel
+from tsjit.codegen.launch import Launch, LaunchPlanner
 from tsjit.ir.graph import Graph, Node
 from tsjit.runtime.interpreter import Code, InterpreterState
 from tsjit.runtime.operations import Operation
 
 _PLAIN_TENSOR_TYPES = frozenset({torch.Tensor, torch.nn.Parameter})
-PARALLEL_MIN_ELEMENTS = 1 << 16  # from here on, kernels run in chunks on torch.get_num_threads() threads
-_CHUNK_ALIGNMENT = 64  # chunks start at multiples of 64 elements: on cache-line boundaries
-_C_ARGUMENT_TYPES = {INT_ARGUMENT: (ctypes.c_int64,), FLOAT_ARGUMENT: (ctypes.c_double,)}
-_TENSOR_C_TYPES = (ctypes.c_void_p, ctypes.c_int64)  # a pointer and a row stride
+PARALLEL_MIN_ELEMENTS = 1 << 16  # from here on, kernels run in element ranges on torch.get_num_threads() threads
+_RANGE_ALIGNMENT = 64  # ranges start at multiples of 64 elements: on cache-line boundaries for contiguous outputs
+MAX_LAUNCHES = 256  # launches remembered per FusionGroup (shapes and strides); then forgotten and planned again
+_C_ARGUMENT_TYPES = {INT_ARGUMENT: ctypes.c_int64, FLOAT_ARGUMENT: ctypes.c_double}
+_NOT_PLANNED = object()
+_pending: set[Future] = set()  # background compilations not finished yet
 
 
 def fusion_group_operation(node: Node) -> Operation:
@@ -49,10 +63,11 @@ def fusion_group_operation(node: Node) -> Operation:
     fallback = interpreted(subgraph)
     try:
         kernel = generate_kernel(subgraph)
+        planner = LaunchPlanner(subgraph)
     except NotFusible as error:
         log.graph_update(f"interpreting a FusionGroup subgraph: {error}")
         return fallback
-    return _guarded(kernel, _LazyKernel(kernel), fallback)
+    return _guarded(kernel, _LazyKernel(kernel), planner, fallback)
 
 
 def interpreted(subgraph: Graph) -> Operation:
@@ -61,133 +76,137 @@ def interpreted(subgraph: Graph) -> Operation:
     return lambda *values: InterpreterState(code, values).run()
 
 
+def wait_for_kernels(timeout: float | None = None) -> None:
+    """Wait until the kernels compiling in the background are ready (or failed)."""
+    concurrent.futures.wait(list(_pending), timeout)
+
+
 class _LazyKernel:
-    """The kernel's C function, compiled on first use (None when that failed: then always None)."""
+    """The kernel's C function once loaded (`loaded`; `function` None when it cannot be built). `get` loads it
+    from the cache, else starts compiling it on the background thread and returns None until that is done."""
 
     def __init__(self, kernel: Kernel):
         self.kernel = kernel
         self.lock = threading.Lock()
         self.loaded = False
+        self.compiling = False
         self.function: Callable[..., Any] | None = None
 
     def get(self) -> Callable[..., Any] | None:
-        if not self.loaded:
-            with self.lock:
-                if not self.loaded:
-                    self.function = self._load()
-                    self.loaded = True
+        with self.lock:
+            if self.loaded or self.compiling:
+                return self.function
+            if find_compiler() is not None and os.environ.get("TSJIT_SYNC_COMPILE") != "1":
+                function = load_kernel(self.kernel.source, KERNEL_NAME, compile=False)
+                if function is None:
+                    self.compiling = True
+                    future = _compile_pool().submit(self.compile)
+                    _pending.add(future)
+                    future.add_done_callback(_pending.discard)
+                    return None
+                self.finish(function)
+                return self.function
+        self.compile()
         return self.function
 
-    def _load(self) -> Callable[..., Any] | None:
-        function = load_kernel(self.kernel.source, KERNEL_NAME)
+    def compile(self) -> None:
+        self.finish(load_kernel(self.kernel.source, KERNEL_NAME))
+
+    def finish(self, function: Callable[..., Any] | None) -> None:
         if function is None:
             log.graph_update("no compiled kernel: interpreting the FusionGroup subgraph")
-            return None
-        arguments = [t for kind in self.kernel.arguments for t in _C_ARGUMENT_TYPES.get(kind, _TENSOR_C_TYPES)]
-        function.argtypes = [ctypes.c_int64, ctypes.c_int64, *arguments, *[ctypes.c_void_p] * self.kernel.num_outputs]
-        function.restype = None
-        return function
+        else:
+            tensors = self.kernel.arguments.count(TENSOR_ARGUMENT)
+            arguments = [_C_ARGUMENT_TYPES.get(kind, ctypes.c_void_p) for kind in self.kernel.arguments]
+            function.argtypes = [ctypes.c_int64] * (2 + self.kernel.rank * (1 + tensors)) + arguments + \
+                [ctypes.c_void_p] * self.kernel.num_outputs
+            function.restype = None
+        self.function = function  # before `loaded`: a call that sees `loaded` sees the function
+        self.loaded = True
 
 
-def _guarded(kernel: Kernel, lazy: _LazyKernel, fallback: Operation) -> Operation:
-    """The kernel's Operation. Its C function takes (rows, n), then per input a pointer and a row stride (tensors)
-    or a value (scalars), then the output pointers, and computes rows x n elements: one row of all of them when
-    every input is contiguous, or the rows of row-major slices (LSTM gate chunks), given their row strides.
+def _guarded(kernel: Kernel, lazy: _LazyKernel, planner: LaunchPlanner, fallback: Operation) -> Operation:
+    """The kernel's Operation. Its C function takes the element range [begin, end), the launch's geometry (sizes,
+    then every tensor input's strides), the subgraph's inputs (tensors as data pointers, scalars by value) and the
+    output pointers.
 
     A call costs a few microseconds of Python (a FusionGroup of tiny ops only pays off if that is less than the
-    ops it replaces), so everything that does not depend on the inputs is decided here, once: which arguments are
-    tensors, the checks' constants. One pass over the inputs both checks them and builds the C arguments; a
-    contiguous input gets the row stride `columns` (the kernel reads row 0 only when all inputs are contiguous)."""
-    kinds = tuple(kind not in _C_ARGUMENT_TYPES for kind in kernel.arguments)
-    first, dtype, count = kinds.index(True), kernel.dtype, kernel.num_outputs
-    plain, is_grad_enabled, empty_like = _PLAIN_TENSOR_TYPES, torch.is_grad_enabled, torch.empty_like
-    contiguous = torch.contiguous_format
-    pointers = (*[p for tensor in kinds for p in ((True, False) if tensor else (False,))], *[True] * count)
-    itemsize = dtype.itemsize
+    ops it replaces), so everything that does not depend on the inputs is decided here, once, and the launch for
+    each layout of the inputs (their shapes and strides) is planned once and remembered. One pass over the inputs
+    checks them and collects their layout and the C arguments."""
+    tensors = tuple(kind not in _C_ARGUMENT_TYPES for kind in kernel.arguments)
+    dtype, count = kernel.dtype, kernel.num_outputs
+    plain, is_grad_enabled, empty, cpu = _PLAIN_TENSOR_TYPES, torch.is_grad_enabled, torch.empty, torch.device("cpu")
+    launches: dict[tuple, Launch | None] = {}
+
+    def plan(layout: tuple) -> Launch | None:
+        if len(launches) >= MAX_LAUNCHES:
+            launches.clear()
+        launch = launches[layout] = planner(layout)
+        return launch
 
     def operation(*values):
-        reference = values[first]
-        if type(reference) not in plain:
-            return fallback(*values)
-        shape, grad = reference.shape, is_grad_enabled()
-        columns = shape[-1] if shape else 1
-        arguments, all_contiguous = [], True
-        for value, tensor in zip(values, kinds):
+        grad = is_grad_enabled()
+        layout, arguments = [], []
+        for value, tensor in zip(values, tensors):
             if not tensor:
                 arguments.append(value)
                 continue
-            if (type(value) not in plain or value.dtype is not dtype or not value.is_cpu or value.shape != shape
+            if (type(value) not in plain or value.dtype is not dtype or not value.is_cpu
                     or (grad and value.requires_grad)):
                 return fallback(*values)
-            if value.is_contiguous():
-                arguments += (value.data_ptr(), columns)
-                continue
-            row_stride = _row_stride(value)
-            if row_stride is None:
-                return fallback(*values)
-            arguments += (value.data_ptr(), row_stride)
-            all_contiguous = False
+            layout += (value.shape, value.stride())
+            arguments.append(value.data_ptr())
         function = lazy.function if lazy.loaded else lazy.get()
         if function is None:
             return fallback(*values)
-        n = reference.numel()
-        outputs = [empty_like(reference, memory_format=contiguous) for _ in range(count)]
-        if n:
+        key = tuple(layout)
+        launch = launches.get(key, _NOT_PLANNED)
+        if launch is _NOT_PLANNED:
+            launch = plan(key)
+        if launch is None:
+            return fallback(*values)
+        outputs = [empty(launch.shape, dtype=dtype, device=cpu) for _ in range(count)]
+        numel = launch.numel
+        if numel:
             arguments += [output.data_ptr() for output in outputs]
-            if not all_contiguous:
-                function(n // columns, columns, *arguments)
-            elif n < PARALLEL_MIN_ELEMENTS:
-                function(1, n, *arguments)
+            if numel < PARALLEL_MIN_ELEMENTS:
+                function(0, numel, *launch.geometry, *arguments)
             else:
-                _run_in_parallel(function, n, arguments, pointers, itemsize)
+                _run_in_parallel(function, numel, [*launch.geometry, *arguments])
         return outputs[0] if count == 1 else tuple(outputs)
 
     return operation
 
 
-def _row_stride(tensor: torch.Tensor) -> int | None:
-    """For a row-major slice (the last dimension contiguous, the others collapsing into rows of one stride, like a
-    chunk of a matrix's columns; eager's result for it is contiguous), the stride between its rows; else None."""
-    sizes, strides = tensor.shape, tensor.stride()
-    if len(sizes) == 2:  # a chunk of a matrix (the LSTM's gates), without the general loop's cost
-        if sizes[1] != 1 and strides[1] != 1:
-            return None
-        return strides[0] if sizes[0] != 1 else 0
-    if not sizes or (sizes[-1] != 1 and strides[-1] != 1):
-        return None
-    row_stride, expected = 0, None
-    for size, stride in zip(reversed(sizes[:-1]), reversed(strides[:-1])):
-        if size == 1:
-            continue
-        if expected is None:
-            row_stride = stride
-        elif stride != expected:
-            return None
-        expected = stride * size
-    return row_stride
-
-
-def _run_in_parallel(function: Callable[..., Any], n: int, arguments: list, pointers: tuple[bool, ...],
-                     itemsize: int) -> None:
-    """Run the kernel on n contiguous elements split in chunks, one per intra-op thread (the calling thread takes
-    the first chunk); the C function releases the GIL, so the chunks run at the same time."""
-    threads = torch.get_num_threads()
-    chunk = -(-n // max(threads, 1))
-    chunk = -(-chunk // _CHUNK_ALIGNMENT) * _CHUNK_ALIGNMENT
-
-    def run(start: int) -> None:
-        shifted = [a + start * itemsize if pointer else a for a, pointer in zip(arguments, pointers)]
-        function(1, min(chunk, n - start), *shifted)
-
-    futures = [_chunk_pool().submit(run, start) for start in range(chunk, n, chunk)]
-    run(0)
+def _run_in_parallel(function: Callable[..., Any], numel: int, arguments: list) -> None:
+    """Run the kernel on the elements [0, numel) split into one range per intra-op thread (the calling thread
+    takes the first); the C function releases the GIL, so the ranges run at the same time."""
+    threads = max(torch.get_num_threads(), 1)
+    step = -(-numel // threads)
+    step = -(-step // _RANGE_ALIGNMENT) * _RANGE_ALIGNMENT
+    futures = [_range_pool().submit(function, begin, min(begin + step, numel), *arguments)
+               for begin in range(step, numel, step)]
+    function(0, min(step, numel), *arguments)
     for future in futures:
         future.result()
 
 
 @functools.cache
-def _chunk_pool() -> ThreadPoolExecutor:
+def _range_pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=max(os.cpu_count() or 1, 1), thread_name_prefix="tsjit-kernel")
 
 
-os.register_at_fork(after_in_child=_chunk_pool.cache_clear)  # a forked child (a DataLoader worker) has no threads
+@functools.cache
+def _compile_pool() -> ThreadPoolExecutor:
+    """One thread compiling kernels in the background (the compiler runs as a subprocess: the GIL stays free)."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="tsjit-compile")
+
+
+def _after_fork_in_child() -> None:  # a forked child (a DataLoader worker) has none of the parent's threads
+    _range_pool.cache_clear()
+    _compile_pool.cache_clear()
+    _pending.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -1,13 +1,17 @@
 """Fusion in the executor's pipeline: scripted elementwise chains run as FusionGroups and give eager's results;
-inputs and parameters requiring grad keep autograd; TSJIT_FUSION=0 and a missing compiler change nothing."""
+the seed's LSTM cell is one kernel after its matmuls; kernels compile in the background while the subgraph
+runs; inputs and parameters requiring grad keep autograd; TSJIT_FUSION=0 and a missing compiler change nothing."""
 
 from __future__ import annotations
+
+import threading
 
 import pytest
 import torch
 
 import tsjit
 import tsjit.codegen.compiler as compiler
+import tsjit.runtime.fusion as fusion
 from tsjit.api.module import script_module
 from tsjit.ir.symbols import prim
 
@@ -144,3 +148,89 @@ def test_a_plan_meets_inputs_of_other_shapes_and_layouts() -> None:
     for a, b in ((x.t(), y.t()), (x, y[:1]), (x[:, :1], y)):  # one plan: same dtypes and ranks
         torch.testing.assert_close(scripted(a, b), two_outputs(a, b))
 
+
+
+def lstm_cell(x, hx, cx, w_ih, w_hh, b_ih, b_hh):
+    gates = x.mm(w_ih.t()) + hx.mm(w_hh.t()) + b_ih + b_hh
+    ingate, forgetgate, cellgate, outgate = gates.chunk(4, 1)
+    ingate = torch.sigmoid(ingate)
+    forgetgate = torch.sigmoid(forgetgate)
+    cellgate = torch.tanh(cellgate)
+    outgate = torch.sigmoid(outgate)
+    cy = (forgetgate * cx) + (ingate * cellgate)
+    hy = outgate * torch.tanh(cy)
+    return hy, cy
+
+
+def lstm_inputs(batch: int, inputs: int, hidden: int, dtype=torch.float32) -> list[torch.Tensor]:
+    shapes = ((batch, inputs), (batch, hidden), (batch, hidden), (4 * hidden, inputs), (4 * hidden, hidden),
+              (4 * hidden,), (4 * hidden,))
+    return [torch.randn(shape, dtype=dtype) for shape in shapes]
+
+
+def count_fallbacks(monkeypatch) -> list:
+    """The calls of FusionGroup fallbacks (of plans built from now on), as they happen."""
+    calls = []
+    interpreted = fusion.interpreted
+    monkeypatch.setattr(fusion, "interpreted",
+                        lambda subgraph: (lambda run: lambda *v: (calls.append(v), run(*v))[1])(interpreted(subgraph)))
+    return calls
+
+
+@pytest.fixture
+def fallbacks(monkeypatch):
+    """Counts FusionGroup fallbacks; kernels compile on the first call, which waits for them (TSJIT_SYNC_COMPILE)."""
+    monkeypatch.setenv("TSJIT_SYNC_COMPILE", "1")
+    return count_fallbacks(monkeypatch)
+
+
+def test_the_lstm_cell_after_its_matmuls_is_one_kernel(fallbacks) -> None:
+    scripted = tsjit.script(lstm_cell)
+    with torch.no_grad():
+        graph = scripted.graph_for(*lstm_inputs(3, 10, 20))
+        assert [str(n.kind) for n in graph.nodes() if n.kind is not prim.Constant] == [
+            "aten::t", "aten::mm", "aten::t", "aten::mm", "prim::FusionGroup", "prim::TupleConstruct"]
+        (group,) = fusion_groups(graph)
+        assert [str(n.kind) for n in group.g("Subgraph").nodes() if n.kind is not prim.Constant] == [
+            "aten::add", "aten::add", "aten::add", "prim::ConstantChunk", "aten::sigmoid", "aten::sigmoid",
+            "aten::tanh", "aten::sigmoid", "aten::mul", "aten::mul", "aten::add", "aten::tanh", "aten::mul"]
+        for sizes in ((3, 10, 20), (1, 4, 1), (0, 3, 5), (64, 30, 100), (600, 8, 40)):
+            args = lstm_inputs(*sizes)
+            torch.testing.assert_close(scripted(*args), lstm_cell(*args))
+        args = lstm_inputs(5, 6, 7, torch.float64)
+        torch.testing.assert_close(scripted(*args), lstm_cell(*args))
+    assert not fallbacks
+
+
+def test_the_lstm_cell_agrees_with_torch_jit(fallbacks) -> None:
+    with torch.no_grad():
+        args = lstm_inputs(4, 8, 16)
+        reference = torch.jit.script(lstm_cell)
+        expected = reference(*args)
+        torch.testing.assert_close(tsjit.script(lstm_cell)(*args), expected)
+        assert not fallbacks
+
+
+def test_kernels_compile_in_the_background_and_replace_the_subgraph(monkeypatch, tmp_path) -> None:
+    fusion.wait_for_kernels(600)  # earlier tests' kernels: not compiled into this test's cache
+    monkeypatch.setenv("TSJIT_CACHE_DIR", str(tmp_path))  # nothing cached
+    monkeypatch.delenv("TSJIT_SYNC_COMPILE", raising=False)
+    release, started = threading.Event(), threading.Event()
+    compile_ = compiler._compile
+
+    def slow_compile(*args):
+        started.set()
+        assert release.wait(600)
+        return compile_(*args)
+
+    monkeypatch.setattr(compiler, "_compile", slow_compile)
+    calls = count_fallbacks(monkeypatch)
+    scripted = tsjit.script(two_outputs)
+    x, y = torch.randn(6), torch.randn(6)
+    for _ in range(2):  # while the kernel compiles, the calls run the subgraph and do not wait
+        torch.testing.assert_close(scripted(x, y), two_outputs(x, y))
+    assert started.wait(600) and len(calls) == 2
+    release.set()
+    fusion.wait_for_kernels(600)
+    torch.testing.assert_close(scripted(x, y), two_outputs(x, y))
+    assert len(calls) == 2 and len(list(tmp_path.rglob("*.so"))) == 1

@@ -11,25 +11,26 @@ becomes (after the includes, `typedef float T;` and the helpers of elementwise.C
 
     void tsjit_kernel(int64_t begin, int64_t end, int64_t size0, int64_t size1, int64_t e0_0, int64_t e0_1,
                       int64_t e1_0, int64_t e1_1, const T* restrict in0, const T* restrict in1, T* restrict out0) {
-      const T* const pb1 = in0;                          (chunk 0 of %s reads %g and %b where %r is computed,
-      const T* const pb2 = in1;
-      const T* const pb5 = in0 + 1 * size1 * e0_1;        chunk 1 one chunk further along dimension 1)
-      const T* const pb6 = in1 + 1 * size1 * e1_1;
+      const T* const pb0 = in0;                         (chunk 0 of %s reads %g and %b where %r is computed,
+      const T* const pb1 = in1;
+      const T* const pb3 = in0 + 1 * size1 * e0_1;       chunk 1 one chunk size further along dimension 1)
+      const T* const pb4 = in1 + 1 * size1 * e1_1;
       const int64_t n = size1;
-      for (int64_t row = begin / n; row * n < end; row++) {      (the rows of elements [begin, end))
+      if (n <= 0) return;
+      for (int64_t row = begin / n; row * n < end; row++) {
         ... lo, hi: the row's part of [begin, end); o0, o1: the inputs' offsets at the row's coordinates ...
         for (int64_t i = lo; i < hi; i += 32) {
           const int64_t m = hi - i < 32 ? hi - i : 32;
-          T gb1[32];
-          if (e0_1 != 1) TSJIT_SIMD for (int64_t j = 0; j < m; j++) gb1[j] = pb1[o0 + (i + j) * e0_1];
-          const T* restrict b1 = e0_1 == 1 ? pb1 + o0 + i : gb1;
-          ... b2 (of %b) likewise ...
-          T v3[32];
-          TSJIT_SIMD for (int64_t j = 0; j < m; j++) v3[j] = (b1[j] + b2[j]);
-          ... b5, b6, v7 (the second chunk) likewise ...
-          T v8[32];
-          TSJIT_SIMD for (int64_t j = 0; j < m; j++) v8[j] = (v3[j] * v7[j]);
-          TSJIT_SIMD for (int64_t j = 0; j < m; j++) out0[row * n + i + j] = v8[j];
+          T gb0[32];
+          if (e0_1 != 1) TSJIT_SIMD for (int64_t j = 0; j < m; j++) gb0[j] = pb0[o0 + (i + j) * e0_1];
+          const T* restrict b0 = e0_1 == 1 ? pb0 + o0 + i : gb0;
+          ... b1 (of %b) likewise ...
+          T v2[32];
+          TSJIT_SIMD for (int64_t j = 0; j < m; j++) v2[j] = (b0[j] + b1[j]);
+          ... b3, b4 and v5 (the second chunk) likewise ...
+          T v6[32];
+          TSJIT_SIMD for (int64_t j = 0; j < m; j++) v6[j] = (v2[j] * v5[j]);
+          TSJIT_SIMD for (int64_t j = 0; j < m; j++) out0[row * n + i + j] = v6[j];
         }
       }
     }

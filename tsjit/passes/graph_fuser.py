@@ -163,14 +163,16 @@ def _is_scalar(value: Value, optional: bool) -> bool:
 def _broadcastable(types: list[TensorType]) -> bool:
     """Whether these tensors may broadcast together: no dimension (aligned from the right) has two known sizes
     other than 1 that differ."""
-    rank = max(len(t.sizes) for t in types)
-    padded = [(1,) * (rank - len(t.sizes)) + tuple(t.sizes) for t in types]
+    shapes = [t.sizes or () for t in types]  # fusible tensors have a known rank
+    rank = max(map(len, shapes))
+    padded = [(1,) * (rank - len(shape)) + shape for shape in shapes]
     return all(len({s for s in dims if s not in (None, 1)}) <= 1 for dims in zip(*padded))
 
 
 def _same_shape(a: TensorType, b: TensorType) -> bool:
     """Whether two tensor types may have one shape: one rank, no size known to differ."""
-    return len(a.sizes) == len(b.sizes) and all(x is None or y is None or x == y for x, y in zip(a.sizes, b.sizes))
+    first, second = a.sizes or (), b.sizes or ()
+    return len(first) == len(second) and all(x is None or y is None or x == y for x, y in zip(first, second))
 
 
 class _Fuser:

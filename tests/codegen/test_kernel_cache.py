@@ -1,0 +1,95 @@
+"""The on-disk kernel cache: bounded by TSJIT_KERNEL_CACHE_MB with the least recently used libraries evicted
+first, and shared between processes (a second process loads what the first compiled)."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+from kernel_helpers import fused
+
+from tsjit.codegen import compiler
+from tsjit.codegen.c_kernel import generate_kernel
+
+CHAIN = """
+graph(%x : Float(*, device=cpu), %y : Float(*, device=cpu)):
+  %a : Float(*, device=cpu) = aten::cos(%x)
+  %b : Float(*, device=cpu) = aten::mul(%a, %y)
+  return (%b)
+"""
+
+
+def library(directory, name: str, size: int, mtime: int):
+    path = directory / f"{name}.so"
+    path.write_bytes(b"\0" * size)
+    os.utime(path, (mtime, mtime))
+    return path
+
+
+def test_eviction_removes_the_least_recently_used_libraries_first(tmp_path) -> None:
+    paths = [library(tmp_path, f"k{i}", 1000, mtime) for i, mtime in enumerate((30, 10, 40, 20))]
+    (tmp_path / "notes.txt").write_bytes(b"\0" * 5000)  # not a library: never evicted, not counted
+    removed = compiler.evict(str(tmp_path), 2500)
+    assert sorted(removed) == sorted(str(paths[i]) for i in (1, 3))  # mtimes 10 and 20
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k0.so", "k2.so", "notes.txt"]
+    assert compiler.evict(str(tmp_path), 2500) == []
+    assert compiler.evict(str(tmp_path), 0, keep=str(paths[0])) == [str(paths[2])]
+
+
+def test_a_new_kernel_past_the_limit_evicts_older_ones_but_stays(monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("TSJIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TSJIT_KERNEL_CACHE_MB", "0.01")  # about 10 kB: less than any library
+    kernels = tmp_path / "kernels"
+    kernels.mkdir()
+    old = library(kernels, "old", 4000, 1)
+    source = generate_kernel(fused(CHAIN)[0].g("Subgraph")).source + "/* eviction test */\n"
+    assert compiler.load_kernel(source, "tsjit_kernel") is not None
+    (new,) = kernels.glob("*.so")
+    assert not old.exists() and new.name != old.name
+
+
+def test_the_limit_comes_from_the_environment(monkeypatch) -> None:
+    monkeypatch.setenv("TSJIT_KERNEL_CACHE_MB", "1.5")
+    assert compiler.cache_limit_bytes() == 1536 * 1024
+    monkeypatch.setenv("TSJIT_KERNEL_CACHE_MB", "lots")
+    assert compiler.cache_limit_bytes() == compiler.DEFAULT_CACHE_MB * 1024 * 1024
+    monkeypatch.delenv("TSJIT_KERNEL_CACHE_MB")
+    assert compiler.cache_limit_bytes() == compiler.DEFAULT_CACHE_MB * 1024 * 1024
+
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]  # the subprocesses import this tsjit
+PROCESS = textwrap.dedent("""
+    import sys
+    import torch
+    import tsjit
+    import tsjit.codegen.compiler as compiler
+    import tsjit.runtime.fusion as fusion
+
+    if sys.argv[1] == "second":
+        def refuse(*args):
+            raise AssertionError("compiled again")
+        compiler._compile = refuse
+    fallbacks = []
+    interpreted = fusion.interpreted
+    fusion.interpreted = lambda g: (lambda run: lambda *v: (fallbacks.append(1), run(*v))[1])(interpreted(g))
+
+    SOURCE = "def cell(x, y):\\n    return torch.tanh(x * 0.25 + y) * torch.sigmoid(y) - 3.5\\n"
+    scripted = tsjit.CompilationUnit(SOURCE).cell
+    x, y = torch.randn(5), torch.randn(5)
+    torch.testing.assert_close(scripted(x, y), torch.tanh(x * 0.25 + y) * torch.sigmoid(y) - 3.5)
+    assert not fallbacks, "the kernel should have run"
+    print(sum(1 for _ in __import__("pathlib").Path(compiler.cache_dir()).glob("*.so")))
+""")
+
+
+def test_a_second_process_loads_the_kernels_the_first_compiled(tmp_path) -> None:
+    environment = {**os.environ, "TSJIT_CACHE_DIR": str(tmp_path), "TSJIT_SYNC_COMPILE": "1"}
+    environment.pop("TSJIT_FUSION", None)
+    for run in ("first", "second"):
+        result = subprocess.run([sys.executable, "-c", PROCESS, run], env=environment, cwd=ROOT,
+                                capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.split() == ["1"], run

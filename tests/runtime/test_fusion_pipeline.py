@@ -194,7 +194,7 @@ def test_the_lstm_cell_after_its_matmuls_is_one_kernel(fallbacks) -> None:
         assert [str(n.kind) for n in group.g("Subgraph").nodes() if n.kind is not prim.Constant] == [
             "aten::add", "aten::add", "aten::add", "prim::ConstantChunk", "aten::sigmoid", "aten::sigmoid",
             "aten::tanh", "aten::sigmoid", "aten::mul", "aten::mul", "aten::add", "aten::tanh", "aten::mul"]
-        for sizes in ((3, 10, 20), (1, 4, 1), (0, 3, 5), (64, 30, 100), (600, 8, 40)):
+        for sizes in ((3, 10, 20), (1, 4, 1), (0, 3, 5), (64, 30, 100), (2000, 8, 39)):  # the last on threads
             args = lstm_inputs(*sizes)
             torch.testing.assert_close(scripted(*args), lstm_cell(*args))
         args = lstm_inputs(5, 6, 7, torch.float64)

@@ -183,18 +183,22 @@ def test_the_lstm_cell_after_its_matmuls_is_one_group() -> None:
 
 
 def test_chunks_unpacked_at_once_become_constant_chunks() -> None:
+    # only a chunk of a fusible tensor (%x, not %i) into a constant number (2, not %n) of pieces all unpacked
     graph, changed = fuse("""
-        graph(%x : F, %n : int):
+        graph(%x : F, %n : int, %i : Long(*, device=cpu)):
           %zero : int = prim::Constant[value=0]()
           %two : int = prim::Constant[value=2]()
           %l : Tensor[] = aten::chunk(%x, %two, %zero)
           %a : F, %b : F = prim::ListUnpack(%l)
           %m : Tensor[] = aten::chunk(%x, %n, %zero)
           %c : F, %d : F = prim::ListUnpack(%m)
-          return (%a, %b, %c, %d)""")
-    assert changed and kinds(graph.block) == ["prim::ConstantChunk", "aten::chunk", "prim::ListUnpack"]
-    x = torch.randn(6)
-    torch.testing.assert_close(run_graph(graph, x, 2, optimize=False), (*x.chunk(2), *x.chunk(2)))
+          %k : Tensor[] = aten::chunk(%i, %two, %zero)
+          %e : Long(*, device=cpu), %f : Long(*, device=cpu) = prim::ListUnpack(%k)
+          return (%a, %b, %c, %d, %e, %f)""")
+    assert changed and kinds(graph.block) == ["prim::ConstantChunk", "aten::chunk", "prim::ListUnpack",
+                                              "aten::chunk", "prim::ListUnpack"]
+    x, i = torch.randn(6), torch.arange(4)
+    torch.testing.assert_close(run_graph(graph, x, 2, i, optimize=False), (*x.chunk(2), *x.chunk(2), *i.chunk(2)))
 
 
 def test_a_chunk_whose_pieces_are_read_elsewhere_stays_out() -> None:

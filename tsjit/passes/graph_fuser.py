@@ -73,7 +73,7 @@ def fuse_graph(graph: Graph) -> bool:
 
 def constant_chunks(graph: Graph) -> bool:
     """Rewrite `prim::ListUnpack(aten::chunk(x, chunks, dim))` with constant chunks and dim, the list read by
-    nothing else, into `prim::ConstantChunk[chunks, dim](x)`."""
+    nothing else and x fusible, into `prim::ConstantChunk[chunks, dim](x)`."""
     changed = False
     for node in list(graph.all_nodes()):
         unpack = _unpacked_chunk(node)
@@ -96,8 +96,9 @@ def constant_chunks(graph: Graph) -> bool:
 
 
 def _unpacked_chunk(node: Node) -> Node | None:
-    """The prim::ListUnpack of a chunk with constant chunks and dim unpacking all of them (None if not so)."""
-    if node.kind is not aten.chunk or len(node.output().uses) != 1:
+    """The prim::ListUnpack of a chunk of a fusible tensor with constant chunks and dim unpacking all of them
+    (None if not so). Other chunks stay as they are: only a fusion group gains from the rewrite."""
+    if node.kind is not aten.chunk or len(node.output().uses) != 1 or not _is_fusible_tensor(node.inputs[0].type):
         return None
     unpack, chunks, dim = node.output().uses[0].user, node.get("chunks"), node.get("dim")
     if unpack.kind is not prim.ListUnpack or not isinstance(chunks, int) or not isinstance(dim, int):

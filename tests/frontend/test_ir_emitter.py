@@ -590,3 +590,19 @@ def test_comprehension_conditions_are_ifs_in_the_loop_and_parse_from_source():
     unit = CompilationUnit("def f(xs: List[int]) -> Dict[int, int]:\n    return {x: 1 for x in xs if x > 1 if x < 4}\n")
     assert unit.f([1, 2, 3, 4]) == {2: 1, 3: 1}
 
+
+# ---- with torch.no_grad(): torch's class compiled from its source, its grad-mode calls never dead code ---------
+def no_grad_block(x: torch.Tensor) -> Tuple[bool, bool, bool]:
+    y = x * 2
+    with torch.no_grad():
+        z = x * 3
+    w = x * 4
+    return y.requires_grad, z.requires_grad, w.requires_grad
+
+
+def test_no_grad_block_turns_grad_mode_off_and_back_on():
+    x = torch.ones(2, requires_grad=True)
+    assert script(no_grad_block)(x) == no_grad_block(x) == (True, False, True)
+    assert torch.is_grad_enabled()
+    enter = script(no_grad_block).graph
+    assert any(node.kind is prim.Enter for node in enter.nodes())

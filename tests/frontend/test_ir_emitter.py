@@ -606,3 +606,29 @@ def test_no_grad_block_turns_grad_mode_off_and_back_on():
     assert torch.is_grad_enabled()
     enter = script(no_grad_block).graph
     assert any(node.kind is prim.Enter for node in enter.nodes())
+
+
+# ---- torch.autograd.Function.apply: a Python call (prim::PythonOp), as torch.jit compiles nn.CrossMapLRN2d ------
+class Scale(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, factor):
+        ctx.factor = factor
+        return x * factor
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.factor, None
+
+
+def scaled(x: torch.Tensor, factor: float) -> torch.Tensor:
+    return Scale.apply(x, factor) + 1
+
+
+def test_autograd_function_apply_is_a_python_call():
+    x = torch.randn(3, requires_grad=True)
+    function = script(scaled)
+    assert [str(node.kind) for node in function.graph.nodes()].count("prim::PythonOp") == 1
+    result = function(x, 2.0)
+    assert torch.equal(result, scaled(x, 2.0))
+    result.sum().backward()
+    assert torch.equal(x.grad, torch.full((3,), 2.0))

@@ -23,7 +23,8 @@ pytestmark = pytest.mark.filterwarnings("ignore")
 # (class, path) -> why tsjit still fails that path on a class torch.jit scripts
 KNOWN_FAILURES: dict[tuple[str, str], str] = {}
 
-# class -> the start of torch.jit.script's error on it
+# class -> torch.jit.script's error on it in a fresh process (after other classes compiled, torch.jit may fail
+# differently: "Expected inferred type to be interface type", "Can't redefine method"), so only the failure is checked
 TORCH_JIT_FAILURES: dict[str, str] = {
     "AdaptiveAvgPool2d": "RuntimeError: adaptive_avg_pool2d(Tensor input, int[2] output_size)",  # (3, None)
     "AdaptiveLogSoftmaxWithLoss": "ValueError: Unknown type annotation",  # ModuleList indexed by a variable
@@ -80,7 +81,7 @@ def test_module_class(name: str, mode: str):
     result = outcomes(name)[mode]
     ours, theirs = result["tsjit"], result["torch.jit"]
     if name in TORCH_JIT_FAILURES:
-        assert theirs["script"].startswith(TORCH_JIT_FAILURES[name]), theirs["script"]
+        assert theirs["script"] != PASS, f"torch.jit scripts {name} now: remove it from TORCH_JIT_FAILURES"
         assert ours["script"] == PASS or ours["script"].startswith(TSJIT_ERRORS), ours["script"]
         assert ours["script"] != PASS or ours["save->load"] == PASS, ours["save->load"]
         return

@@ -10,7 +10,7 @@ the comparison is "up to value names"; where torch.jit is the oracle its graph i
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import pytest
 import torch
@@ -550,3 +550,85 @@ def test_tuple_type_comment_signature():
     assert str(function.schema.returns[0].type) == "(Tensor, Tensor)"
     assert isinstance(function.schema.arguments[1].type.elements, tuple)
     assert Tuple  # typing names in annotations resolve through the function's globals
+
+
+# ---- comprehension conditions (torch.jit refuses them; torch.nn.functional.gaussian_nll_loss has one) ----------
+def evens_doubled(xs: List[int]) -> List[int]:
+    return [x * 2 for x in xs if x % 2 == 0]
+
+
+def chained_conditions(xs: List[int]) -> List[int]:
+    return [x for x in xs if x > 1 if x != 3]
+
+
+def mismatched_sum(a: List[int], b: List[int]) -> int:
+    return sum(y for x, y in zip(a, b) if x != y)
+
+
+def static_condition(xs: List[int]) -> List[int]:
+    return [x for x in xs if torch.jit.is_scripting()]
+
+
+def keys_kept(xs: List[int]) -> Dict[int, int]:
+    return {x: x * x for x in xs if x > 0}
+
+
+@pytest.mark.parametrize("function", [evens_doubled, chained_conditions, static_condition, keys_kept],
+                         ids=lambda f: f.__name__)
+def test_comprehension_conditions_filter_like_python(function):
+    for xs in ([], [1, 2, 3, 4, -2], [3, 3]):
+        expected = list(xs) if function is static_condition else function(xs)  # is_scripting() is True there
+        assert script(function)(xs) == expected
+
+
+def test_comprehension_conditions_are_ifs_in_the_loop_and_parse_from_source():
+    graph = script(chained_conditions).graph
+    loop = next(node for node in graph.nodes() if node.kind is prim.Loop)
+    outer = next(node for node in loop.blocks[0].nodes() if node.kind is prim.If)
+    assert any(node.kind is prim.If for node in outer.blocks[0].nodes())
+    assert script(mismatched_sum)([1, 2, 3], [1, 5, 4]) == 9
+    unit = CompilationUnit("def f(xs: List[int]) -> Dict[int, int]:\n    return {x: 1 for x in xs if x > 1 if x < 4}\n")
+    assert unit.f([1, 2, 3, 4]) == {2: 1, 3: 1}
+
+
+# ---- with torch.no_grad(): torch's class compiled from its source, its grad-mode calls never dead code ---------
+def no_grad_block(x: torch.Tensor) -> Tuple[bool, bool, bool]:
+    y = x * 2
+    with torch.no_grad():
+        z = x * 3
+    w = x * 4
+    return y.requires_grad, z.requires_grad, w.requires_grad
+
+
+def test_no_grad_block_turns_grad_mode_off_and_back_on():
+    x = torch.ones(2, requires_grad=True)
+    assert script(no_grad_block)(x) == no_grad_block(x) == (True, False, True)
+    assert torch.is_grad_enabled()
+    enter = script(no_grad_block).graph
+    assert any(node.kind is prim.Enter for node in enter.nodes())
+
+
+# ---- torch.autograd.Function.apply: a Python call (prim::PythonOp), as torch.jit compiles nn.CrossMapLRN2d ------
+class Scale(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, factor):
+        ctx.factor = factor
+        return x * factor
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.factor, None
+
+
+def scaled(x: torch.Tensor, factor: float) -> torch.Tensor:
+    return Scale.apply(x, factor) + 1
+
+
+def test_autograd_function_apply_is_a_python_call():
+    x = torch.randn(3, requires_grad=True)
+    function = script(scaled)
+    assert [str(node.kind) for node in function.graph.nodes()].count("prim::PythonOp") == 1
+    result = function(x, 2.0)
+    assert torch.equal(result, scaled(x, 2.0))
+    result.sum().backward()
+    assert torch.equal(x.grad, torch.full((3,), 2.0))

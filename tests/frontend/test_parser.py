@@ -193,7 +193,9 @@ def test_displays_and_comprehensions():
     keyed = parse_expression("{k: [v for v in vs]}")
     assert isinstance(keyed, DictLiteral) and isinstance(keyed.value_inputs[0], ListComp)
     comp = parse_expression("{k: v for k, v in d.items()}")
-    assert isinstance(comp, DictComp) and isinstance(comp.target, TupleLiteral)
+    assert isinstance(comp, DictComp) and isinstance(comp.target, TupleLiteral) and comp.conditions == []
+    filtered = parse_expression("[x for x in xs if x > 0 if x < 9]")
+    assert [condition.range.text() for condition in filtered.conditions] == ["x > 0", "x < 9"]
     assert isinstance(parse_expression("f(x * 2 for x in xs)").inputs[0], ListComp)
     assert isinstance(parse_expression("(x for x in xs)"), ListComp)
     assert exp("()") == "(tuple-literal (list))" and exp("(a,)") == "(tuple-literal (list (variable (ident a))))"
@@ -331,7 +333,6 @@ ERRORS = [
     ("    try:\n        pass\n    except E:\n        pass\n", C, "try blocks aren't supported", "try"),
     ("    return {1, 2}\n", C, "set literals", "1"),
     ("    return {x for x in y}\n", C, "set literals", "x"),
-    ("    return [i for i in x if i]\n", C, "Comprehension ifs are not supported yet", "if"),
     ("    return [i for i in x for j in i]\n", C, "Only a single generator", "for"),
     ("    x //= 2\n", C, "unsupported kind of augmented assignment: //=", "//="),
     ("    x @= 2\n", C, "unsupported kind of augmented assignment: @=", "@="),

@@ -320,7 +320,6 @@ UNSUPPORTED = [
     ("    return +x\n", "unsupported unary operator: UAdd", "+x"),
     ("    return f(**x)\n", "keyword-arg expansion is not supported", "**x"),
     ("    return {**x}\n", "Dict expansion", "{**x}"),
-    ("    return [i for i in x if i]\n", "Comprehension ifs are not supported yet", "i"),
     ("    return [i for i in x for j in i]\n", "Only a single generator", "[i for i in x for j in i]"),
     ("    while x:\n        pass\n    else:\n        pass\n", "else branches of while loops aren't supported", "else"),
     ("    for i in x:\n        pass\n    else:\n        pass\n", "else branches of for loops aren't supported", "else"),

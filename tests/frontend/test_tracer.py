@@ -306,3 +306,14 @@ def test_unknown_bindings_record_what_they_dispatch():
     traced = trace(lambda x: x.type(torch.float64), (torch.randn(2),))
     assert "aten::_to_copy" in kinds(traced.graph)
     assert traced(torch.ones(3)).dtype is torch.float64
+
+
+def profiled(x):
+    with torch.autograd.profiler.record_function("step"):  # profiler ops pass a torch.classes object along
+        return x * 2
+
+
+def test_custom_class_objects_are_traced_values():
+    x = torch.randn(3)
+    traced = trace(profiled, (x,), check_trace=False)
+    assert torch.equal(traced(x), profiled(x))

@@ -15,7 +15,7 @@ from tsjit.errors import SourceParseError
 from tsjit.frontend.lexer import Lexer
 from tsjit.ir import types as T
 from tsjit.ir.schema import AliasInfo
-from tsjit.ir.type_parser import TypeParser, custom_class, parse_type
+from tsjit.ir.type_parser import TypeParser, parse_type
 
 INT, FLOAT, STR, BOOL = T.IntType.get(), T.FloatType.get(), T.StringType.get(), T.BoolType.get()
 TENSOR = T.TensorType.get()
@@ -108,7 +108,10 @@ def test_named_types_resolve_or_become_placeholders():
     assert isinstance(pair.elements[0], T.ClassType) and str(pair.elements[0]) == "__torch__.N"
     assert parse_type("__torch__.N", "ir") is not pair.elements[0]
     custom = "__torch__.torch.classes.quantized.Conv2dPackedParamsBase"
-    assert parse_type(custom, "schema") is parse_type(custom, "ir") is custom_class(custom)
+    assert parse_type(custom, "schema") is parse_type(custom, "ir") is T.custom_class(custom)
+    record = torch.ops.profiler._record_function_enter_new("a", None)  # a torch.classes.profiler._RecordFunction
+    assert T.type_of(record) is parse_type("__torch__.torch.classes.profiler._RecordFunction", "ir")
+    torch.ops.profiler._record_function_exit(record)
     assert str(parse_type("Enum<__torch__.Color>", "ir")) == "Enum<__torch__.Color>"
     assert str(parse_type("InterfaceType<OneIface>", "ir")) == "InterfaceType<OneIface>"
     assert parse_type("__torch__.a.B", "annotation").qualified_name == "__torch__.a.B"

@@ -1215,7 +1215,8 @@ class FunctionEmitter:
         return dict_hint, union_hint
 
     def emit_list_comprehension(self, comprehension: ListComp, type_hint: T.Type | None = None) -> Value:
-        """`[elt for target in iter]`: an empty list appended to in a loop, in its own variable scope."""
+        """`[elt for target in iter if c]`: an empty list appended to in a loop (under an if, with conditions), in
+        its own variable scope."""
         loc, graph = comprehension.range, self.graph
         result = insert_node(graph, prim.ListConstruct, [], T.ListType(T.TensorType.get())).output()
         list_hint, _ = _refine_container_hint(comprehension, type_hint, T.ListType, "List")
@@ -1238,13 +1239,38 @@ class FunctionEmitter:
             element.set_type(result.type.elem)
             emit_builtin_call(graph, loc, aten.append, [element], {}, result)
 
-        self._emit_comprehension(scope, comprehension.target, comprehension.iter, loc, emit_body)
+        self._emit_comprehension(scope, comprehension, loc, emit_body)
         return result
 
-    def _emit_comprehension(self, scope: Block, target: Expr, iterable: Expr, loc, emit_body) -> None:
+    def _emit_comprehension(self, scope: Block, comprehension: ListComp | DictComp, loc, emit_body) -> None:
         self.push_frame(scope)
         with self.graph.insert_point_guard(scope):
-            self.emit_for_loop([target], [iterable], loc, emit_body)
+            self.emit_for_loop([comprehension.target], [comprehension.iter], loc,
+                               lambda: self._emit_if_all(loc, comprehension.conditions, emit_body))
+        self.pop_frame()
+
+    def _emit_if_all(self, loc, conditions: list[Expr], emit_body: Callable[[], None]) -> None:
+        """`emit_body` under the comprehension's conditions, one prim::If each, as Python tests them: in order,
+        each only where the ones before held. The body assigns no variables, so the ifs have no outputs.
+
+            [x for x in xs if x > 0]  ->  prim::Loop(...) block: %c = aten::gt(%x, 0); prim::If(%c) block0: append
+        """
+        if not conditions:
+            emit_body()
+            return
+        condition = self.emit_cond_expr(conditions[0])
+        if condition.static_if is not None:
+            self.insert_refinements(loc, condition.refinements if condition.static_if else condition.refinements.not_())
+            if condition.static_if:
+                self._emit_if_all(loc, conditions[1:], emit_body)
+            return
+        node = insert_node(self.graph, prim.If, [condition.value], None, loc)
+        true_block = node.add_block()
+        node.add_block()
+        self.push_frame(true_block)
+        with self.graph.insert_point_guard(true_block):
+            self.insert_refinements(loc, condition.refinements)
+            self._emit_if_all(loc, conditions[1:], emit_body)
         self.pop_frame()
 
     def emit_dict_comprehension(self, comprehension: DictComp, type_hint: T.Type | None = None) -> Value:
@@ -1261,7 +1287,7 @@ class FunctionEmitter:
             result.set_type(dict_hint if dict_hint is not None else T.DictType(key.type, value.type))
             emit_builtin_call(graph, loc, aten._set_item, [result, key, value])
 
-        self._emit_comprehension(scope, comprehension.target, comprehension.iter, loc, emit_body)
+        self._emit_comprehension(scope, comprehension, loc, emit_body)
         return result
 
     # ---- calls -------------------------------------------------------------------------------------------------

@@ -330,27 +330,29 @@ class Parser:
         self.lexer.expect(end)
         return items
 
-    def _parse_comprehension_clause(self) -> tuple[Expr, Expr]:
-        """`for target in iter` of a comprehension: exactly one generator and no condition, as in TorchScript."""
+    def _parse_comprehension_clause(self) -> tuple[Expr, Expr, list[Expr]]:
+        """`for target in iter if c1 if c2` of a comprehension: exactly one generator, as in TorchScript, and any
+        number of conditions."""
         self.lexer.expect(lx.TK_FOR)
         target = self._parse_target_list(lx.TK_IN)
         self.lexer.expect(lx.TK_IN)
         iterable = self.parse_exp(BINARY_PRECEDENCE[lx.TK_IF])
+        conditions = []
+        while self.lexer.next_if(lx.TK_IF):
+            conditions.append(self.parse_exp(BINARY_PRECEDENCE[lx.TK_IF]))
         cur = self.lexer.cur()
-        if cur.kind == lx.TK_IF:
-            raise CompileError("Comprehension ifs are not supported yet", cur.range)
         if cur.kind == lx.TK_FOR:
             raise CompileError("Only a single generator is currently supported", cur.range)
-        return target, iterable
+        return target, iterable, conditions
 
     def _parse_list_comprehension(self, start: SourceRange, elt: Expr) -> Expr:
-        target, iterable = self._parse_comprehension_clause()
-        return ListComp.create(start, elt, target, iterable)
+        target, iterable, conditions = self._parse_comprehension_clause()
+        return ListComp.create(start, elt, target, iterable, conditions)
 
     def _parse_dict_comprehension(self, start: SourceRange, key: Expr, value: Expr) -> Expr:
-        target, iterable = self._parse_comprehension_clause()
+        target, iterable, conditions = self._parse_comprehension_clause()
         self.lexer.expect("}")
-        return DictComp.create(start, key, value, target, iterable)
+        return DictComp.create(start, key, value, target, iterable, conditions)
 
     def _parse_target_list(self, end: str) -> Expr:
         """Loop targets up to `end` (not consumed): one expression, or several as a TupleLiteral."""

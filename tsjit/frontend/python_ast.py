@@ -660,27 +660,27 @@ class _Builder:
         return DictLiteral.create(where, self._exprs(node.keys), self._exprs(node.values))
 
     def expr_ListComp(self, node: ast.ListComp | ast.GeneratorExp) -> Expr:
-        target, iterable = self._comprehension(node)
-        return ListComp.create(self.context.range(node), self.build_expr(node.elt), target, iterable)
+        target, iterable, conditions = self._comprehension(node)
+        return ListComp.create(self.context.range(node), self.build_expr(node.elt), target, iterable, conditions)
 
     expr_GeneratorExp = expr_ListComp
 
     def expr_DictComp(self, node: ast.DictComp) -> Expr:
-        target, iterable = self._comprehension(node)
+        target, iterable, conditions = self._comprehension(node)
         key, value = self.build_expr(node.key), self.build_expr(node.value)
-        return DictComp.create(self.context.range(node), key, value, target, iterable)
+        return DictComp.create(self.context.range(node), key, value, target, iterable, conditions)
 
-    def _comprehension(self, node: ast.ListComp | ast.GeneratorExp | ast.DictComp) -> tuple[Expr, Expr]:
-        """The target and iterable of a comprehension's single, unconditional generator."""
+    def _comprehension(self, node: ast.ListComp | ast.GeneratorExp | ast.DictComp
+                       ) -> tuple[Expr, Expr, list[Expr]]:
+        """The target, iterable and conditions of a comprehension's single generator."""
         where = self.context.range(node)
         if len(node.generators) != 1:
             raise CompileError("Only a single generator is currently supported", where)
         generator = node.generators[0]
-        if generator.ifs:
-            raise CompileError("Comprehension ifs are not supported yet", self.context.range(generator.ifs[0]))
         if generator.is_async:
             raise CompileError("async comprehensions aren't supported", where)
-        return self.build_expr(generator.target), self.build_expr(generator.iter)
+        conditions = [self.build_expr(condition) for condition in generator.ifs]
+        return self.build_expr(generator.target), self.build_expr(generator.iter), conditions
 
     def expr_Starred(self, node: ast.Starred) -> Expr:
         return Starred.create(self.context.range(node), self.build_expr(node.value))

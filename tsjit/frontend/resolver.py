@@ -309,6 +309,12 @@ class PythonValue(SugaredValue):
                            "If so, please consider passing it in as an argument or use a local variable instead.",
                            loc)
 
+    def attr(self, loc, emitter, field: str) -> SugaredValue:
+        """`Fn.apply` of a torch.autograd.Function subclass is a Python call, as in torch.jit (nn.CrossMapLRN2d)."""
+        if field == "apply" and inspect.isclass(self.obj) and issubclass(self.obj, torch.autograd.Function):
+            return PythonValue(self.obj.apply)
+        return super().attr(loc, emitter, field)
+
     def call(self, loc, emitter, args: list, kwargs: dict, n_binders: int = 1) -> SugaredValue:
         if not callable(self.obj) or inspect.isclass(self.obj):
             raise CompileError(f"cannot call a {self.kind()}", loc)
@@ -644,7 +650,9 @@ def static_method_value(fn, emitter, loc) -> SugaredValue:
 
 def python_signature(fn, n_args: int, n_binders: int, loc):
     """The schema of a Python function called from TorchScript without compiling it (an @ignore'd one):
-    its annotations, or Tensors everywhere (with as many results as the call site unpacks)."""
+    its annotations, or Tensors everywhere (with as many results as the call site unpacks). `*args` stands for
+    the rest of the call's positional arguments, each of type Any (`Function.apply(cls, *args)`); `**kwargs`
+    for nothing."""
     from tsjit.ir.schema import Argument, FunctionSchema
 
     try:
@@ -656,6 +664,11 @@ def python_signature(fn, n_args: int, n_binders: int, loc):
     annotated = bool(hints)
     arguments = []
     for parameter in parameters:
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            arguments += [Argument(f"{parameter.name}{i}", T.AnyType.get()) for i in range(n_args - len(arguments))]
+            continue
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            continue
         type_ = _hint_type(hints.get(parameter.name), loc) if annotated else T.TensorType.get()
         default = {} if parameter.default is inspect.Parameter.empty else {"default_value": parameter.default}
         arguments.append(Argument(parameter.name, type_, **default))

@@ -303,6 +303,10 @@ class TracingState:
             output = node.add_output(T.ListType(T.TensorType.get()))
             self.unpack(output, value, prim.ListUnpack)
             return output
+        if isinstance(value, torch.ScriptObject):  # a custom class object, passed on by identity like a tensor
+            output = node.add_output(T.type_of(value))
+            self.frame.bind(value, output)
+            return output
         return node.add_output(declared if not _has_type_variables(declared) else type_of_result(value))
 
     def unpack(self, value: Value, items, kind: Symbol = prim.TupleUnpack) -> None:
@@ -338,6 +342,8 @@ class TracingState:
             return self.value_of(value) if isinstance(value, torch.Tensor) else self.constant(wrapped_number(value))
         if isinstance(value, torch.Tensor):
             return self.number_from_tensor(type_, value)
+        if isinstance(value, torch.ScriptObject) and self.frame.knows(value):
+            return self.frame.lookup(value)
         if isinstance(type_, T.DeviceType):
             return self.constant(torch.device(value))
         if isinstance(type_, T.FloatType) and isinstance(value, int):

@@ -53,8 +53,8 @@ Expressions (Expr):
     TupleLiteral inputs: list[Expr]                                         TK_TUPLE_LITERAL
     ListLiteral  inputs: list[Expr]                                         TK_LIST_LITERAL
     DictLiteral  key_inputs: list[Expr], value_inputs: list[Expr]           TK_DICT_LITERAL
-    ListComp     elt: Expr, target: Expr, iter: Expr                        TK_LIST_COMP
-    DictComp     key: Expr, value: Expr, target: Expr, iter: Expr           TK_DICT_COMP
+    ListComp     elt, target, iter: Expr; conditions: list[Expr] (if any)  TK_LIST_COMP
+    DictComp     key, value, target, iter: Expr; conditions (if any)        TK_DICT_COMP
     Starred      expr: Expr  (`*x`)                                         TK_STARRED
     WithItem     target: Expr, var: Var|None  (`target as var`)             TK_WITH_ITEM
 `dotted_name(expr)` gives "a.b.c" for a Var/Select chain (or None), for resolving names like `torch.nn.ReLU`.
@@ -171,6 +171,11 @@ def _maybe_expr(index: int) -> Any:
 
 def _expr_list(index: int) -> Any:
     return _field(index, lambda t: _items(t, Expr.wrap))
+
+
+def _trailing_expr_list(index: int) -> Any:
+    """An expression list that trees without it leave out (comprehension conditions: torch.jit's trees have none)."""
+    return property(lambda view: _items(view.tree.trees[index], Expr.wrap) if len(view.tree.trees) > index else [])
 
 
 def _stmt_list(index: int) -> Any:
@@ -762,30 +767,36 @@ class DictLiteral(Expr):
 
 
 class ListComp(Expr):
-    """`[elt for target in iter]` (one generator, no conditions, as in TorchScript)."""
+    """`[elt for target in iter if c1 if c2]` (one generator; torch.jit takes no conditions, tsjit does)."""
 
     KINDS = frozenset({lx.TK_LIST_COMP})
     elt: Expr = _expr(0)
     target: Expr = _expr(1)
     iter: Expr = _expr(2)
+    conditions: list[Expr] = _trailing_expr_list(3)
 
     @classmethod
-    def create(cls, range: SourceRange, elt: Expr, target: Expr, iter: Expr) -> ListComp:
-        return cls(_compound(lx.TK_LIST_COMP, range, [elt, target, iter]))
+    def create(cls, range: SourceRange, elt: Expr, target: Expr, iter: Expr, conditions: Sequence[Expr] = ()
+               ) -> ListComp:
+        trailing = [_list(range, conditions)] if conditions else []
+        return cls(_compound(lx.TK_LIST_COMP, range, [elt, target, iter, *trailing]))
 
 
 class DictComp(Expr):
-    """`{key: value for target in iter}` (one generator, no conditions)."""
+    """`{key: value for target in iter if c}` (one generator, any number of conditions)."""
 
     KINDS = frozenset({lx.TK_DICT_COMP})
     key: Expr = _expr(0)
     value: Expr = _expr(1)
     target: Expr = _expr(2)
     iter: Expr = _expr(3)
+    conditions: list[Expr] = _trailing_expr_list(4)
 
     @classmethod
-    def create(cls, range: SourceRange, key: Expr, value: Expr, target: Expr, iter: Expr) -> DictComp:
-        return cls(_compound(lx.TK_DICT_COMP, range, [key, value, target, iter]))
+    def create(cls, range: SourceRange, key: Expr, value: Expr, target: Expr, iter: Expr,
+               conditions: Sequence[Expr] = ()) -> DictComp:
+        trailing = [_list(range, conditions)] if conditions else []
+        return cls(_compound(lx.TK_DICT_COMP, range, [key, value, target, iter, *trailing]))
 
 
 class Starred(Expr):

@@ -50,10 +50,12 @@ from tsjit.ir.types import (
     unshaped_type,
 )
 
-# node kinds that always have side effects (the seed's Node::hasSideEffects)
+# node kinds that always have side effects (the seed's Node::hasSideEffects); the grad mode's setter and getter
+# too (torch registers both conservative), so `with torch.no_grad():` keeps its order and is never dead code
 SIDE_EFFECT_KINDS = frozenset({
     prim.PythonOp, prim.IgnoredPythonOp, prim.Print, prim.RaiseException, prim.SetAttr, aten.warn, aten.save,
-    aten.manual_seed, prim.AddStatValue, prim.TimePoint, prim.CallFunction, prim.CallMethod,
+    aten.manual_seed, aten.set_grad_enabled, aten.is_grad_enabled, prim.AddStatValue, prim.TimePoint,
+    prim.CallFunction, prim.CallMethod,
     prim.BailoutTemplate, prim.BailOut, prim.rpc_async, prim.rpc_sync, prim.rpc_remote, aten.wait,
     cuda.set_stream, cuda._set_device, cuda._current_device, cuda.synchronize, prim.Enter, prim.Exit,
 })

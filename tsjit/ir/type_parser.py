@@ -89,8 +89,6 @@ _FAKE_TYPES: dict[T.Type, T.Type] = {
 _TENSOR_FIELDS = frozenset(("requires_grad", "device", "strides", "SS"))
 _REFINEMENT_STARTS = frozenset((TK_NUMBER, "*", ")"))
 _ANNOTATION_MODULES = ("typing.", "torch.", "builtins.")
-_CUSTOM_CLASS_PREFIX = "__torch__.torch.classes."
-_custom_classes: dict[str, T.ClassType] = {}
 
 
 # Type arguments of a subscripted annotation; None stands for the `()` of `Tuple[()]`.
@@ -139,14 +137,6 @@ def parse_type(text: str, dialect: str = "ir", resolve: Resolver | None = None) 
     lexer.next_if(TK_NEWLINE)
     lexer.expect(TK_EOF)
     return parsed
-
-
-def custom_class(qualified_name: str) -> T.ClassType:
-    """The one ClassType of a `__torch__.torch.classes.ns.Name` custom class (created on first use)."""
-    found = _custom_classes.get(qualified_name)
-    if found is None:
-        found = _custom_classes[qualified_name] = T.ClassType(qualified_name)
-    return found
 
 
 class TypeParser:
@@ -480,8 +470,8 @@ class TypeParser:
         resolved = self._resolve(name) if self._resolve else None
         if resolved is not None:
             return resolved
-        if name.startswith(_CUSTOM_CLASS_PREFIX):
-            return custom_class(name)
+        if name.startswith(T.CUSTOM_CLASS_PREFIX):
+            return T.custom_class(name)
         if name not in self._placeholders:
             self._placeholders[name] = placeholder(name)
         return self._placeholders[name]

@@ -821,6 +821,25 @@ class ClassType(_NamedType):
         return super().is_subtype_of(other)
 
 
+CUSTOM_CLASS_PREFIX = "__torch__.torch.classes."
+_custom_classes: dict[str, ClassType] = {}
+
+
+def custom_class(qualified_name: str) -> ClassType:
+    """The one ClassType of a `__torch__.torch.classes.ns.Name` custom class (created on first use), as torch's
+    custom class registry holds one per name."""
+    found = _custom_classes.get(qualified_name)
+    if found is None:
+        found = _custom_classes[qualified_name] = ClassType(qualified_name)
+    return found
+
+
+def _type_of_script_object(value: torch.ScriptObject) -> ClassType:
+    """A custom class instance returned by an operator (`profiler::_record_function_enter_new` gives a
+    `torch.classes.profiler._RecordFunction`)."""
+    return custom_class(value._type().qualified_name())
+
+
 class InterfaceType(_NamedType):
     """A TorchScript interface: method schemas that any class or interface with matching methods meets."""
 
@@ -1093,6 +1112,7 @@ _VALUE_RULES: tuple[tuple[type | tuple[type, ...], Callable[[Any], Type]], ...] 
     (torch.Generator, lambda _: GeneratorType.get()),
     (torch.Stream, lambda _: StreamType.get()),
     ((torch.UntypedStorage, torch.TypedStorage), lambda _: StorageType.get()),
+    (torch.ScriptObject, _type_of_script_object),
     (tuple, lambda value: TupleType(tuple(type_of(v) for v in value))),
     (list, lambda value: ListType(_unified_element_type(value, "list"))),
     (dict, _type_of_dict),

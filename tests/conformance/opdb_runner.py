@@ -205,6 +205,8 @@ Key = tuple[str, str, str]  # (OpInfo, variant, path)
 @dataclass
 class Results:
     outcomes: dict[str, dict[Key, str]] = field(default_factory=lambda: collections.defaultdict(dict))
+    samples: int = 0  # calls eager accepts, over every (OpInfo, variant)
+    functions: int = 0  # generated functions they share (each scripted once per compiler)
 
     def record(self, compiler: str, key: Key, outcome: str) -> None:
         self.outcomes[compiler][key] = outcome
@@ -218,6 +220,8 @@ def run_op(op, results: Results, compilers: tuple[Compiler, ...]) -> None:
             refs = references(case)
             if not refs:
                 continue
+            results.samples += len(refs)
+            results.functions += len({ref.call.source for ref in refs})
             for compiler in compilers:
                 for path in PATHS:
                     try:
@@ -270,7 +274,8 @@ def check_expectations(results: Results, expected: dict[Key, str]) -> list[str]:
 def summary(results: Results) -> str:
     """Per variant and path: OpInfos passing / total for tsjit and torch.jit, then the failure causes."""
     ours, theirs = results.outcomes["tsjit"], results.outcomes.get("torch.jit", {})
-    lines = [f"{'variant':9s} {'path':10s} {'tsjit':>11s} {'torch.jit':>11s} {'torch.jit only':>15s}"]
+    lines = [f"{results.samples} samples as calls of {results.functions} generated functions\n",
+             f"{'variant':9s} {'path':10s} {'tsjit':>11s} {'torch.jit':>11s} {'torch.jit only':>15s}"]
     for variant in opdb_cases.VARIANTS:
         for path in PATHS:
             keys = [k for k in ours if k[1:] == (variant, path)]

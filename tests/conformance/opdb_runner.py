@@ -29,7 +29,8 @@ from typing import Any
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).parent))
+HERE = Path(__file__).parent
+sys.path[:0] = [str(HERE), str(HERE.parents[1])]  # the corpus modules, and the tsjit of this checkout
 
 import opdb_cases  # noqa: E402
 from opdb_cases import Call, VariantCase, python_function  # noqa: E402
@@ -329,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     print(summary(results))
     print(f"\n{len(ops)} OpInfos in {time.monotonic() - started:.0f} s")
     if options.write_expected:
-        write_expected(results, Path(__file__).parent / "opdb_expected_failures.py")
+        write_expected(results, HERE / "opdb_expected_failures.py")
         return 0
     problems = check_expectations(results, EXPECTED_FAILURES)
     print("\n".join(problems) if problems else "every outcome as expected")

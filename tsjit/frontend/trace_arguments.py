@@ -123,11 +123,12 @@ def _fits_type(type_: T.Type, value: Any) -> bool:
 
 
 def is_int_like(value: Any) -> bool:
-    """An int, or a 0-dim integer tensor (how the tracer hands out sizes)."""
+    """An int, or a 0-dim integer tensor (how the tracer hands out sizes); never a bool, which PyTorch's argument
+    parser does not take for an int: `torch.var_mean(x, True)` is the `unbiased` overload, not `dim=[1]`."""
     if isinstance(value, torch.Tensor):
         return value.dim() == 0 and not value.is_floating_point() and not value.is_complex() and (
             value.dtype is not torch.bool)
-    return isinstance(value, int)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _is_number_like(value: Any) -> bool:

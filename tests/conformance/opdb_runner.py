@@ -9,6 +9,7 @@ result differs from itself under the same seed, and every result of the `empty` 
 compared by dtype and shape only.
 
     python tests/conformance/opdb_runner.py [--only REGEX] [--every K] [--no-torch-jit] [--write-expected]
+        [--shard I/N --json FILE] [--merge FILE...]
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import collections
 import contextlib
 import io
+import json
 import re
 import signal
 import sys
@@ -209,15 +211,26 @@ class Results:
     samples: int = 0  # calls eager accepts, over every (OpInfo, variant)
     functions: int = 0  # generated functions they share (each scripted once per compiler)
 
+    def to_json(self) -> dict:
+        return {"samples": self.samples, "functions": self.functions,
+                "outcomes": {c: [[*k, o] for k, o in outcomes.items()] for c, outcomes in self.outcomes.items()}}
+
+    def merge_json(self, data: dict) -> None:
+        self.samples += data["samples"]
+        self.functions += data["functions"]
+        for compiler, rows in data["outcomes"].items():
+            self.outcomes[compiler].update({tuple(row[:3]): row[3] for row in rows})
+
     def record(self, compiler: str, key: Key, outcome: str) -> None:
         self.outcomes[compiler][key] = outcome
 
 
-def run_op(op, results: Results, compilers: tuple[Compiler, ...]) -> None:
-    """Every variant of one OpInfo on every path through every compiler."""
+def run_op(op, results: Results, compilers: tuple[Compiler, ...],
+           variants: tuple[str, ...] = opdb_cases.VARIANTS) -> None:
+    """The variants of one OpInfo on every path through every compiler."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for case in opdb_cases.variant_cases(op):
+        for case in opdb_cases.variant_cases(op, variants):
             refs = references(case)
             if not refs:
                 continue
@@ -233,10 +246,12 @@ def run_op(op, results: Results, compilers: tuple[Compiler, ...]) -> None:
                     results.record(compiler.name, (case.op_name, case.variant, path), outcome)
 
 
-def selected_ops(only: str | None = None, every: int = 1) -> list:
-    """The OpInfos with a call spelling (op_db's lambdas and properties have none), every k-th, or by name."""
+def selected_ops(only: str | None = None, every: int = 1, shard: tuple[int, int] = (0, 1)) -> list:
+    """The OpInfos with a call spelling (op_db's lambdas and properties have none), every k-th, or by name;
+    shard (i, n) keeps the i-th of n interleaved parts (to run the corpus in several processes)."""
     ops = [op for op in opdb_cases.load_op_db() if opdb_cases.callees(op)][::every]
-    return [op for op in ops if only is None or re.search(only, opdb_cases.full_name(op))]
+    ops = [op for op in ops if only is None or re.search(only, opdb_cases.full_name(op))]
+    return ops[shard[0]::shard[1]]
 
 
 def run_corpus(ops: list, compilers: tuple[Compiler, ...], progress: bool = False) -> Results:
@@ -306,9 +321,8 @@ def write_expected(results: Results, path: Path) -> None:
     entries.update({k: TORCH_JIT_FAILS_TOO for k, o in ours.items() if o != PASS and theirs.get(k) != PASS})
     text = path.read_text()
     head = text[:text.index("EXPECTED_FAILURES")]
-    body = "".join(f"    {k!r}: {v if v == TORCH_JIT_FAILS_TOO else repr(v)},\n"
+    body = "".join(f"    {k!r}: {'TORCH_JIT_FAILS_TOO' if v == TORCH_JIT_FAILS_TOO else repr(v)},\n"
                    for k, v in sorted(entries.items()))
-    body = body.replace(f"{TORCH_JIT_FAILS_TOO!r}", "TORCH_JIT_FAILS_TOO")
     path.write_text(f"{head}EXPECTED_FAILURES: dict[tuple[str, str, str], str] = {{\n{body}}}\n")
 
 
@@ -320,15 +334,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-expected", action="store_true",
                         help="record the failures torch.jit shares in opdb_expected_failures.py")
     parser.add_argument("--quiet", action="store_true", help="no per-OpInfo progress lines")
+    parser.add_argument("--shard", default="0/1", help="i/n: run the i-th of n interleaved parts of the selection")
+    parser.add_argument("--json", type=Path, help="also write the outcomes to this file")
+    parser.add_argument("--merge", type=Path, nargs="+", help="summarize the outcomes of shards' --json files")
     options = parser.parse_args(argv)
     from opdb_expected_failures import EXPECTED_FAILURES
 
     compilers = (TSJIT,) if options.no_torch_jit else (TSJIT, TORCH_JIT)
-    ops = selected_ops(options.only, options.every)
     started = time.monotonic()
-    results = run_corpus(ops, compilers, progress=not options.quiet)
+    results = Results()
+    if options.merge:
+        for part in options.merge:
+            results.merge_json(json.loads(part.read_text()))
+    else:
+        index, count = (int(n) for n in options.shard.split("/"))
+        ops = selected_ops(options.only, options.every, (index, count))
+        results = run_corpus(ops, compilers, progress=not options.quiet)
+    if options.json:
+        options.json.write_text(json.dumps(results.to_json()))
     print(summary(results))
-    print(f"\n{len(ops)} OpInfos in {time.monotonic() - started:.0f} s")
+    print(f"\n{len({k[0] for k in results.outcomes['tsjit']})} OpInfos in {time.monotonic() - started:.0f} s")
     if options.write_expected:
         write_expected(results, HERE / "opdb_expected_failures.py")
         return 0

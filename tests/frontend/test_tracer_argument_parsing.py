@@ -1,6 +1,5 @@
 """The tracer binds Python calls as PyTorch's argument parser does under torch.jit's tracer (found by the op_db
-conformance corpus): bools are not ints, unbatched convolutions keep their batch dimension, and int lists take
-sizes computed by traced ops. torch.jit's trace is the oracle for the recorded node kinds."""
+conformance corpus): bools are not ints, unbatched convolutions keep their batch dimension. torch.jit's trace is the oracle for the recorded node kinds."""
 
 from __future__ import annotations
 
@@ -33,15 +32,10 @@ def conv1d_unbatched(x, w):
     return F.conv1d(x, w)
 
 
-def upsample_recomputed(x):
-    return F.interpolate(x, scale_factor=2.0, mode="bilinear", recompute_scale_factor=True)
-
-
 CASES = [
     (var_mean_unbiased, (torch.randn(5, 5),), None),
     (conv1d_same_unbatched, (torch.randn(4, 5), torch.randn(3, 4, 2)), None),
     (conv1d_unbatched, (torch.randn(4, 5), torch.randn(3, 4, 2)), None),
-    (upsample_recomputed, (torch.randn(1, 2, 4, 3),), (torch.randn(1, 2, 5, 7),)),
 ]
 
 

@@ -1,5 +1,6 @@
 """The tracer binds Python calls as PyTorch's argument parser does under torch.jit's tracer (found by the op_db
-conformance corpus): bools are not ints, unbatched convolutions keep their batch dimension. torch.jit's trace is the oracle for the recorded node kinds."""
+conformance corpus): bools are not ints, unbatched convolutions keep their batch dimension. torch.jit's trace
+is the oracle for the recorded node kinds."""
 
 from __future__ import annotations
 

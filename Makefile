@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench conformance clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ test: $(STAMP) lint
 lint: $(STAMP)
 	$(VENV)/bin/ruff check tsjit tests examples bench
 	$(VENV)/bin/mypy tsjit/ir tsjit/passes
+
+# PyTorch's whole op database through tsjit and torch.jit (`make test` runs a fixed sample of it)
+conformance: $(STAMP)
+	$(PY) tests/conformance/opdb_runner.py --quiet
 
 bench: $(STAMP)
 	$(PY) -m bench

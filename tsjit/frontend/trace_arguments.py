@@ -113,6 +113,8 @@ def fits(argument: Argument, value: Any) -> bool:
 def _fits_type(type_: T.Type, value: Any) -> bool:
     if isinstance(type_, T.OptionalType):
         return value is None or _fits_type(type_.elem, value)
+    if isinstance(type_, T.ListType) and isinstance(type_.elem, T.IntType | T.SymIntType):
+        return isinstance(value, list | tuple) and all(is_int_like(v) or _is_size_tensor(v) for v in value)
     if isinstance(type_, T.ListType):
         return isinstance(value, list | tuple) and all(_fits_type(type_.elem, v) for v in value)
     if isinstance(type_, T.TupleType):
@@ -123,11 +125,36 @@ def _fits_type(type_: T.Type, value: Any) -> bool:
 
 
 def is_int_like(value: Any) -> bool:
-    """An int, or a 0-dim integer tensor (how the tracer hands out sizes)."""
+    """An int, or a 0-dim integer tensor (how the tracer hands out sizes); never a bool, which PyTorch's argument
+    parser does not take for an int: `torch.var_mean(x, True)` is the `unbiased` overload, not `dim=[1]`."""
     if isinstance(value, torch.Tensor):
         return value.dim() == 0 and not value.is_floating_point() and not value.is_complex() and (
             value.dtype is not torch.bool)
-    return isinstance(value, int)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_size_tensor(value: Any) -> bool:
+    """A 0-dim tensor of any dtype: what an int list takes under torch.jit's tracer (PyTorch's parser converts it
+    with `item<int64_t>()`), e.g. the sizes `interpolate(recompute_scale_factor=True)` computes as float tensors."""
+    return isinstance(value, torch.Tensor) and value.dim() == 0
+
+
+def sizes_as_numbers(schema: FunctionSchema, args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[list, dict]:
+    """The call with the 0-dim tensors in its int-list arguments as ints, as the binding takes them when no
+    torch.jit tracer is running (the node still records them, through aten::Int)."""
+    positional = [a for a in schema.arguments if not a.kwarg_only]
+    numbers = [_list_as_ints(a, v) for a, v in zip(positional, args)] + list(args[len(positional):])
+    keywords = {}
+    for name, value in kwargs.items():
+        index = schema.argument_index(name)
+        keywords[name] = value if index is None else _list_as_ints(schema.arguments[index], value)
+    return numbers, keywords
+
+
+def _list_as_ints(argument: Argument, value: Any) -> Any:
+    if not (is_int_list(argument) and isinstance(value, list | tuple)):
+        return value
+    return [int(v.item()) if isinstance(v, torch.Tensor) else v for v in value]
 
 
 def _is_number_like(value: Any) -> bool:

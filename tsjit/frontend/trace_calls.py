@@ -292,24 +292,46 @@ def _parse_to(args: tuple, kwargs: dict) -> tuple[Any, Any, bool, bool]:
 
 def _convolution(state: TracingState, func: Callable, args: tuple, kwargs: dict) -> Any:
     """torch.jit's tracer does not record `conv2d` and friends but the `aten::_convolution` they call, with
-    the cuDNN flags of the moment (`_convolution_mode` when the padding is a string like "same")."""
+    the cuDNN flags of the moment (`_convolution_mode` when the padding is a string like "same"). An unbatched
+    input is recorded as torch.jit records it, between the `unsqueeze` and `squeeze` the binding wraps it in:
+
+        %3 = aten::unsqueeze(%x, 0); %4 = aten::_convolution_mode(%3, %w, ...); %5 = aten::squeeze(%4, 0)
+    """
     probe = DispatchProbe()
     with probe:
         result = func(*args, **kwargs)
     calls = probe.calls
+    unbatched = len(calls) > 2 and (calls[0].operator, calls[-1].operator) == (
+        torch.ops.aten.unsqueeze.default, torch.ops.aten.squeeze.dim)
+    inner = calls[1:-1] if unbatched else calls
+    if unbatched:
+        record_dispatched(state, calls[:1], func)
+    batched_input, batched_result = (calls[0].result, calls[-1].args[0]) if unbatched else (None, result)
+    if not _record_convolution(state, func, args, kwargs, inner, batched_input, batched_result):
+        record_dispatched(state, inner, func)
+    if unbatched:
+        record_dispatched(state, calls[-1:], func)
+    return result
+
+
+def _record_convolution(state: TracingState, func: Callable, args: tuple, kwargs: dict,
+                        calls: list, batched_input: Any, result: Any) -> bool:
+    """Record the `_convolution` (or `_convolution_mode`) node of a convolution call; False if it has none."""
     if any(isinstance(a, str) for a in [*args, *kwargs.values()]):
         schema = find_operator(f"aten::{func.__name__}.padding").schema
         values = bind_call(schema, args, kwargs, False)
-        if values is not None:
-            state.record_call(find_operator("aten::_convolution_mode").schema, with_defaults(schema, values), result)
-            return result
-    elif len(calls) == 1 and str(calls[0].operator._schema.name) == "aten::convolution":
+        if values is None:
+            return False
+        if batched_input is not None:
+            values[0] = batched_input
+        state.record_call(find_operator("aten::_convolution_mode").schema, with_defaults(schema, values), result)
+        return True
+    if len(calls) == 1 and str(calls[0].operator._schema.name) == "aten::convolution":
         cudnn = torch.backends.cudnn
         flags = [cudnn.benchmark, cudnn.deterministic, cudnn.enabled, cudnn.allow_tf32]
         state.record_call(find_operator("aten::_convolution").schema, [*calls[0].args, *flags], result)
-        return result
-    record_dispatched(state, calls, func)
-    return result
+        return True
+    return False
 
 
 def _indexing(name: str) -> Callable:

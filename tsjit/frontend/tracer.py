@@ -57,6 +57,7 @@ from tsjit.frontend.trace_arguments import (
     is_int_like,
     is_int_list,
     numbers_as_tensors,
+    sizes_as_numbers,
 )
 from tsjit.ir import types as T
 from tsjit.ir.graph import Graph, Node, Value
@@ -536,15 +537,28 @@ class DispatchProbe(TorchDispatchMode):
 
 def record_builtin(state: TracingState, func: Callable, args: tuple, kwargs: dict, name: str | None = None) -> Any:
     """Run a PyTorch binding and record it: by its name and the probe's overload, else as what it dispatched."""
+    name = name or operator_name(func)
     probe = DispatchProbe()
     with probe:
-        result = func(*args, **kwargs)
+        result = _run_binding(func, args, kwargs, name)
     if not probe.calls and not _contains_tensor(result):
         return result
-    name = name or operator_name(func)
     if not (name and record_by_name(state, name, func, args, kwargs, probe.calls, result)):
         record_dispatched(state, probe.calls, func)
     return result
+
+
+def _run_binding(func: Callable, args: tuple, kwargs: dict, name: str | None) -> Any:
+    """Call a binding; if its parser refuses traced sizes in an int list (torch.jit's tracer would take them),
+    call it again with them as ints, bound by the first schema of `name` the call fits."""
+    try:
+        return func(*args, **kwargs)
+    except TypeError:
+        for operator in get_operators(Symbol(f"aten::{name}")) if name else ():
+            if bind_call(operator.schema, args, kwargs, not is_tensor_method(func)) is not None:
+                numbers, keywords = sizes_as_numbers(operator.schema, args, kwargs)
+                return func(*numbers, **keywords)
+        raise
 
 
 def record_by_name(state: TracingState, name: str, func: Callable, args: tuple, kwargs: dict,

@@ -1,0 +1,49 @@
+"""The tracer binds Python calls as PyTorch's argument parser does under torch.jit's tracer (found by the op_db
+conformance corpus): bools are not ints, unbatched convolutions keep their batch dimension. torch.jit's trace
+is the oracle for the recorded node kinds."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from tsjit.api.trace import trace
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+
+def torch_kinds(graph) -> list[str]:
+    return [n.kind() for n in graph.nodes() if n.kind() != "prim::Constant"]
+
+
+def our_kinds(graph) -> list[str]:
+    return [str(n.kind) for n in graph.nodes() if str(n.kind) != "prim::Constant"]
+
+
+def var_mean_unbiased(x):
+    return torch.var_mean(x, True)
+
+
+def conv1d_same_unbatched(x, w):
+    return F.conv1d(x, w, padding="same")
+
+
+def conv1d_unbatched(x, w):
+    return F.conv1d(x, w)
+
+
+CASES = [
+    (var_mean_unbiased, (torch.randn(5, 5),), None),
+    (conv1d_same_unbatched, (torch.randn(4, 5), torch.randn(3, 4, 2)), None),
+    (conv1d_unbatched, (torch.randn(4, 5), torch.randn(3, 4, 2)), None),
+]
+
+
+@pytest.mark.parametrize(("function", "inputs", "other_inputs"), CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_trace_binds_like_torch_jit(function, inputs, other_inputs):
+    ours = trace(function, inputs, check_trace=False)
+    theirs = torch.jit.trace(function, inputs, check_trace=False)
+    assert our_kinds(ours.graph) == torch_kinds(theirs.graph)
+    for example in [inputs, other_inputs] if other_inputs else [inputs]:
+        torch.testing.assert_close(ours(*example), function(*example), rtol=0, atol=0)

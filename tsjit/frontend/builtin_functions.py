@@ -9,7 +9,7 @@ which is `a.size()`. When overload matching picks one of these, its body is inli
                            %3 : Tensor = aten::mul(%x.1, %2)     <- the body of `mul(a: int, b: Tensor)`
 
 The sources below are TorchScript's, so the inlined bodies and their source ranges (`<string>:3:9`) match.
-They compile on first use, with the native resolver (`torch.neg` is `aten::neg`).
+Each compiles on the first lookup of its name, with the native resolver (`torch.neg` is `aten::neg`).
 """
 
 from __future__ import annotations
@@ -106,7 +106,8 @@ def _sources() -> list[tuple[str, str]]:
 
 
 class _Registry:
-    """Compiles the sources once; while it does, lookups find nothing (the sources use builtins too)."""
+    """Parses the sources once and compiles each function on the first lookup of its name; while one compiles,
+    lookups find nothing (the sources use builtins too, and TorchScript compiles them without these)."""
 
     def __init__(self):
         self.functions: dict[Symbol, list] | None = None
@@ -117,23 +118,25 @@ class _Registry:
         with self.lock:
             if self.loading:
                 return []
-            if self.functions is None:
-                self.loading = True
-                try:
-                    self.functions = self._load()
-                finally:
-                    self.loading = False
-            return self.functions.get(symbol, [])
+            self.loading = True
+            try:
+                if self.functions is None:
+                    self.functions = self._parse()
+                functions = self.functions.get(symbol, [])
+                for function in functions:
+                    function.ensure_defined()
+            finally:
+                self.loading = False
+            return functions
 
     @staticmethod
-    def _load() -> dict[Symbol, list]:
+    def _parse() -> dict[Symbol, list]:
         from tsjit.frontend.ir_emitter import compile_source
         from tsjit.frontend.resolver import NativeResolver
 
         table: dict[Symbol, list] = {}
         for namespace, source in _sources():
             for function in compile_source(source, NativeResolver()):
-                function.ensure_defined()
                 table.setdefault(Symbol.create(namespace, function.name), []).append(function)
         return table
 

@@ -42,7 +42,7 @@ import torch
 from tsjit import log
 from tsjit.ir import types as T
 from tsjit.ir.graph import Block, Graph, Node, Value
-from tsjit.ir.symbols import aten, prim
+from tsjit.ir.symbols import Symbol, aten, prim
 from tsjit.passes import shape_rules_nn  # noqa: F401  (its rules register into RULES)
 from tsjit.passes.dead_code_elimination import SIDE_EFFECT_KINDS
 from tsjit.passes.shape_rules import RULES, AbstractTensor, Decline, DeviceArgument, UnknownBool
@@ -192,41 +192,13 @@ class _Propagator:
         key = None if operator.depends_on_node else _cache_key(operator, abstract, self.use_rules)
         types = _CACHE.get(key) if key is not None else None
         if types is None:
-            types = self.infer_types(node, operator, abstract)
+            types = output_types(operator, abstract, len(node.outputs), self.use_rules, node)
             if key is not None:
                 if len(_CACHE) >= _CACHE_LIMIT:
                     _CACHE.clear()
                 _CACHE[key] = types
         device = _output_device(node, abstract, [a for a in _walk(abstract) if isinstance(a, AbstractTensor)])
         return [self.finish(t, device) for t in types]
-
-    def infer_types(self, node: Node, operator, abstract: list[Any]) -> list[T.Type | None]:
-        """The output types (dtype and sizes) from the operator's rule, else from running it on meta tensors;
-        sizes only when every input size is known."""
-        exact = all(None not in t.sizes for t in _walk(abstract) if isinstance(t, AbstractTensor)) and not any(
-            isinstance(a, _Placeholder | UnknownBool) for a in _walk(abstract))
-        count = len(node.outputs)
-        per_output = self.apply_rule(operator, abstract, count) if self.use_rules else None
-        if per_output is None:
-            per_output = _run_on_meta(operator.get_operation(node), abstract, count, exact)
-        if exact:
-            return per_output
-        forget_rank = node.kind in SIZE_DEPENDENT_RANK
-        return [None if t is None else _without_sizes(t, forget_rank) for t in per_output]
-
-    @staticmethod
-    def apply_rule(operator, abstract: list[Any], count: int) -> list[T.Type | None] | None:
-        """The rule's output types, or None without a rule (or when it declines). Raises ShapeError where the
-        operator would fail."""
-        rule = RULES.get(operator.schema.operator_name)
-        if rule is None:
-            return None
-        try:
-            result = rule(*[_rule_argument(a) for a in abstract])
-        except Decline:
-            return None
-        types = result if isinstance(result, list) else [result]
-        return types if len(types) == count else None
 
     def finish(self, type_: T.Type | None, device: torch.device | None) -> T.Type | None:
         """Set the device the inputs decide and drop what the runs cannot know (requires_grad, strides)."""
@@ -304,6 +276,35 @@ def _walk(abstract: Any) -> Iterator[Any]:
             yield from _walk(item)
         else:
             yield item
+
+
+def output_types(operator, abstract: list[Any], count: int, use_rules: bool = True, node: Node | None = None
+                 ) -> list[T.Type | None]:
+    """An operator's output types (dtype and sizes) for inputs known as `abstract`: from its rule, else from
+    running it on meta tensors; sizes only when every input size is known. Raises where the operator fails."""
+    exact = all(None not in t.sizes for t in _walk(abstract) if isinstance(t, AbstractTensor)) and not any(
+        isinstance(a, _Placeholder | UnknownBool) for a in _walk(abstract))
+    per_output = apply_rule(operator, abstract, count) if use_rules else None
+    if per_output is None:
+        per_output = _run_on_meta(operator.get_operation(node), abstract, count, exact)
+    if exact:
+        return per_output
+    forget_rank = Symbol(operator.schema.name) in SIZE_DEPENDENT_RANK
+    return [None if t is None else _without_sizes(t, forget_rank) for t in per_output]
+
+
+def apply_rule(operator, abstract: list[Any], count: int) -> list[T.Type | None] | None:
+    """The rule's output types, or None without a rule (or when it declines). Raises ShapeError where the
+    operator would fail."""
+    rule = RULES.get(operator.schema.operator_name)
+    if rule is None:
+        return None
+    try:
+        result = rule(*[_rule_argument(a) for a in abstract])
+    except Decline:
+        return None
+    types = result if isinstance(result, list) else [result]
+    return types if len(types) == count else None
 
 
 def _run_on_meta(operation, abstract: list[Any], count: int, exact: bool) -> list[T.Type | None]:

@@ -108,10 +108,6 @@ def wrap_dim(dim: int, rank: int) -> int:
     return dim % bound
 
 
-def is_float(dtype: torch.dtype) -> bool:
-    return dtype.is_floating_point
-
-
 def need_floating(*tensors: AbstractTensor) -> None:
     """Rules of float-only kernels stay out of dtypes whose errors they do not model."""
     if not all(t.dtype.is_floating_point for t in tensors):
@@ -285,10 +281,12 @@ def _always_bool(dtype: torch.dtype) -> torch.dtype:
 
 
 def _in_place(out_of_place: Rule) -> Rule:
-    """`x.add_(y)`: the result must fit x's dtype (by casting) and shape."""
+    """`x.add_(y)`: the result keeps x's type; the other operand must broadcast to x's shape. Where x cannot
+    hold the result's dtype, some meta kernels fail and others do not: they decide."""
     def in_place(self: AbstractTensor, *arguments: Any) -> T.TensorType:
         result = out_of_place(self, *arguments)
-        need(torch.can_cast(result.dtype, self.dtype), "result type cannot be cast to the desired output type")
+        if not torch.can_cast(result.dtype, self.dtype):
+            raise Decline
         need(len(result.sizes) == len(self.sizes) and all(same_size(a, b) for a, b in zip(result.sizes,
                                                                                          self.sizes)))
         return like(self)
@@ -360,7 +358,7 @@ def reduced(sizes: Sizes, dims: Sequence[int] | None, keepdim: bool) -> Sizes:
     """The sizes left by reducing `dims` (all dimensions when None or empty)."""
     rank = len(sizes)
     wrapped = set(range(rank)) if not dims else {wrap_dim(d, rank) for d in dims}
-    need(dims is None or len(wrapped) == len(dims), "dim appears multiple times in the list of dims")
+    need(not dims or len(wrapped) == len(dims), "dim appears multiple times in the list of dims")
     if keepdim:
         return tuple(1 if i in wrapped else size for i, size in enumerate(sizes))
     return tuple(size for i, size in enumerate(sizes) if i not in wrapped)
@@ -467,8 +465,8 @@ def _unflatten(self: AbstractTensor, dim: int, sizes: list[int]) -> T.TensorType
 def _expand(self: AbstractTensor, size: list[int], implicit: bool = False) -> T.TensorType:
     need(len(size) >= len(self.sizes), "the number of sizes provided must be at least the tensor's dimensions")
     offset = len(size) - len(self.sizes)
+    need(all(s >= 0 for s in size[:offset]), "expand: negative size for a new leading dimension")
     result: list[int | None] = list(size[:offset])
-    need(all(s >= 0 for s in result), "expand: negative size for a new leading dimension")
     for target, actual in zip(size[offset:], self.sizes):
         if target == -1:
             result.append(actual)
@@ -583,7 +581,6 @@ def _narrow(self: AbstractTensor, dim: int, start: int, length: int) -> T.Tensor
 
 @rule("aten::index_select")
 def _index_select(self: AbstractTensor, dim: int, index: AbstractTensor) -> T.TensorType:
-    need(index.dtype in (torch.int64, torch.int32), "index_select(): index must be int64 or int32")
     need(len(index.sizes) <= 1, "index_select(): index must be a vector")
     position = wrap_dim(dim, len(self.sizes))
     sizes = list(self.sizes)
@@ -714,9 +711,17 @@ def _factory(sizes: list[int], dtype: Any, layout: Any, default: torch.dtype) ->
     return tensor(dtype_argument(dtype, default), sizes)
 
 
-@rule("aten::zeros", "aten::ones", "aten::empty.memory_format", "aten::rand", "aten::randn")
+@rule("aten::zeros", "aten::ones", "aten::empty.memory_format")
 def _sized_factory(size: list[int], dtype: Any = None, layout: Any = None, *options: Any) -> T.TensorType:
     return _factory(size, dtype, layout, torch.get_default_dtype())
+
+
+@rule("aten::rand", "aten::randn")
+def _random_factory(size: list[int], dtype: Any = None, layout: Any = None, *options: Any) -> T.TensorType:
+    result = _factory(size, dtype, layout, torch.get_default_dtype())
+    need(result.dtype is not None and (result.dtype.is_floating_point or result.dtype.is_complex),
+         "random numbers need a floating point dtype")
+    return result
 
 
 @rule("aten::full")
@@ -726,8 +731,9 @@ def _full(size: list[int], fill_value: Any, dtype: Any = None, layout: Any = Non
 
 @rule("aten::zeros_like", "aten::ones_like", "aten::empty_like", "aten::rand_like", "aten::randn_like")
 def _like_factory(self: AbstractTensor, dtype: Any = None, layout: Any = None, *options: Any) -> T.TensorType:
-    return _factory(list(self.sizes), dtype, layout, self.dtype) if None not in self.sizes \
-        else like(self, dtype_argument(dtype, self.dtype))
+    if None in self.sizes:
+        return like(self, dtype_argument(dtype, self.dtype))
+    return _factory([size for size in self.sizes if size is not None], dtype, layout, self.dtype)
 
 
 @rule("aten::full_like")

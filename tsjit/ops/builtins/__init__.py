@@ -3,8 +3,8 @@
 
 Each module holds a table `OPERATORS` of (schema, Python function) rows, and some a table
 `OPERATION_FACTORIES` of (schema, factory building the function from the node); `load()` registers every
-row with `tsjit.ops.registry.register_lazily` (a row's schema is parsed when its name is first looked up). Importing `tsjit.ops.prim_ops` (as the interpreter does on
-first use) calls it; `import tsjit` imports neither.
+row with `tsjit.ops.registry.register_lazily` (a row's schema is parsed when its name is first looked up).
+Importing `tsjit.ops.prim_ops` (as the interpreter does on first use) calls it; `import tsjit` imports neither.
 
 - `lists`: list methods, indexing, slicing, `sort`, `min`/`max`/`sum`/`any`/`all` of lists.
 - `dicts`: dict methods and indexing.

@@ -108,7 +108,8 @@ def bench_encoder(rounds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=15, help="interleaved rounds per benchmark")
-    parser.add_argument("--only", choices=["chain", "lstm", "mlp", "encoder", "fork", "first_call"], help="run one benchmark")
+    parser.add_argument("--only", choices=["chain", "lstm", "mlp", "encoder", "fork", "first_call"],
+                        help="run one benchmark")
     options = parser.parse_args()
     rounds = options.rounds
     print(f"torch {torch.__version__}, {os.cpu_count()} cores, {torch.get_num_interop_threads()} inter-op threads, "

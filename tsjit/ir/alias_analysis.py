@@ -168,6 +168,7 @@ class AliasDb:
         self._fork_writes: dict[Node, list[Element]] = {}  # prim::fork: the inputs its graph writes
         self._wildcard_writers: set[Node] = set()  # aten::wait on an unknown future: may write every wildcard
         self._all_writes: int | None = None
+        self._wildcard_mask = (-1, 0)  # (DAG version, mask): see _wildcard_locations
         for value in graph.inputs:
             self._mark_external(value)
         self._analyze_block(graph.block)
@@ -529,9 +530,13 @@ class AliasDb:
         return mask
 
     def _wildcard_locations(self) -> int:
-        mask = 0
-        for wildcard in self._wildcards.values():
-            mask |= self._dag.memory_locations(wildcard)
+        """The memory of every wildcard set, remembered until the DAG's edges change (passes ask it per node)."""
+        version, mask = self._wildcard_mask
+        if version != self._dag.version:
+            mask = 0
+            for wildcard in self._wildcards.values():
+                mask |= self._dag.memory_locations(wildcard)
+            self._wildcard_mask = (self._dag.version, mask)
         return mask
 
     def _direct_writes(self, node: Node) -> int:

@@ -40,6 +40,7 @@ class MemoryDAG:
 
     def __init__(self) -> None:
         self.elements: list[Element] = []
+        self.version = 0  # counts changes of edges: what was computed from the edges before is stale
         self._locations: dict[Element, int] = {}
         self._reachable: dict[Element, int] = {}
 
@@ -127,5 +128,6 @@ class MemoryDAG:
             cache[member] = mask
 
     def _invalidate(self) -> None:
+        self.version += 1
         self._locations.clear()
         self._reachable.clear()

@@ -17,6 +17,8 @@ from other processes hits all variants alike. Numbers are for reading, never for
 - encoder: nn.TransformerEncoderLayer in eval mode; with the masks None, the pipeline removes the checks and
   branches on them (about half the nodes).
 
+- first_call: scripting plus the first result in a fresh process, tsjit against torch.jit (bench/first_call.py).
+
 torch.compile compiles with inductor on first call, which takes tens of seconds on 2 cores (not timed).
 """
 
@@ -30,6 +32,7 @@ from collections.abc import Callable
 import torch
 
 from bench import programs
+from bench.first_call import bench_first_call
 
 
 def best_time(variants: dict[str, Callable[[], object]], number: int, rounds: int) -> dict[str, float]:
@@ -105,13 +108,14 @@ def bench_encoder(rounds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=15, help="interleaved rounds per benchmark")
-    parser.add_argument("--only", choices=["chain", "lstm", "mlp", "encoder", "fork"], help="run one benchmark")
+    parser.add_argument("--only", choices=["chain", "lstm", "mlp", "encoder", "fork", "first_call"],
+                        help="run one benchmark")
     options = parser.parse_args()
     rounds = options.rounds
     print(f"torch {torch.__version__}, {os.cpu_count()} cores, {torch.get_num_interop_threads()} inter-op threads, "
           f"load average {os.getloadavg()[0]:.1f} (other processes make every number noisier)")
     benchmarks = {"chain": bench_chain, "lstm": bench_lstm, "mlp": bench_mlp, "encoder": bench_encoder,
-                  "fork": bench_fork}
+                  "fork": bench_fork, "first_call": bench_first_call}
     for name, run in benchmarks.items():
         if options.only in (None, name):
             if name == "fork":

@@ -17,19 +17,25 @@ CHAIN = ["sin", "add", "mul", "cos", "tanh", "sub", "relu", "neg", "sigmoid", "a
 _BINARY = {"add": "aten::add(%{x}, %y, %one)", "sub": "aten::sub(%{x}, %y, %one)", "mul": "aten::mul(%{x}, %y)"}
 
 
-def chain_variants() -> tuple[Callable, Callable, Callable, Function]:
+def chain_source(length: int = len(CHAIN)) -> str:
+    """The Python source of `chain(x, y)`, the first `length` ops of CHAIN."""
     source = ["def chain(x, y):"]
+    for op in CHAIN[:length]:
+        source.append(f"    x = torch.{op}(x, y)" if op in _BINARY else f"    x = torch.{op}(x)")
+    return "\n".join(source + ["    return x\n"])
+
+
+def chain_variants() -> tuple[Callable, Callable, Callable, Function]:
     graph = ["graph(%x : Tensor, %y : Tensor):", "  %one : int = prim::Constant[value=1]()"]
     previous = "x"
     for i, op in enumerate(CHAIN):
-        source.append(f"    x = torch.{op}(x, y)" if op in _BINARY else f"    x = torch.{op}(x)")
         call = _BINARY[op].format(x=previous) if op in _BINARY else f"aten::{op}(%{previous})"
         graph.append(f"  %v{i} : Tensor = {call}")
         previous = f"v{i}"
-    source.append("    return x\n")
     graph.append(f"  return (%{previous})\n")
-    eager = _eager("chain", "\n".join(source))
-    scripted = torch.jit.CompilationUnit("\n".join(source)).chain
+    source = chain_source()
+    eager = _eager("chain", source)
+    scripted = torch.jit.CompilationUnit(source).chain
     return eager, torch.compile(eager), scripted, Function("chain", parse_ir("\n".join(graph)))
 
 

@@ -9,11 +9,12 @@ which is `a.size()`. When overload matching picks one of these, its body is inli
                            %3 : Tensor = aten::mul(%x.1, %2)     <- the body of `mul(a: int, b: Tensor)`
 
 The sources below are TorchScript's, so the inlined bodies and their source ranges (`<string>:3:9`) match.
-They compile on first use, with the native resolver (`torch.neg` is `aten::neg`).
+Each compiles on the first lookup of its name, with the native resolver (`torch.neg` is `aten::neg`).
 """
 
 from __future__ import annotations
 
+import re
 import threading
 
 from tsjit.ir.symbols import Symbol
@@ -106,10 +107,15 @@ def _sources() -> list[tuple[str, str]]:
 
 
 class _Registry:
-    """Compiles the sources once; while it does, lookups find nothing (the sources use builtins too)."""
+    """Parses a source on the first lookup of a name it defines, and compiles the functions of that name; while
+    one compiles, lookups find nothing (the sources use builtins too, and TorchScript compiles them without
+    these). Scripting `x * y` thus compiles the three `mul(a: Scalar, b: Tensor)` and nothing else."""
 
     def __init__(self):
-        self.functions: dict[Symbol, list] | None = None
+        self.sources = _sources()
+        self.names = [set(re.findall(r"^def (\w+)", source, re.MULTILINE)) for _, source in self.sources]
+        self.parsed: dict[int, list] = {}  # source index -> its functions
+        self.functions: dict[Symbol, list] = {}
         self.loading = False
         self.lock = threading.RLock()
 
@@ -117,25 +123,30 @@ class _Registry:
         with self.lock:
             if self.loading:
                 return []
-            if self.functions is None:
-                self.loading = True
-                try:
-                    self.functions = self._load()
-                finally:
-                    self.loading = False
-            return self.functions.get(symbol, [])
+            self.loading = True
+            try:
+                functions = self._named(symbol)
+                for function in functions:
+                    function.ensure_defined()
+            finally:
+                self.loading = False
+            return functions
 
-    @staticmethod
-    def _load() -> dict[Symbol, list]:
+    def _named(self, symbol: Symbol) -> list:
+        if symbol not in self.functions:
+            self.functions[symbol] = [
+                function for index, (namespace, _) in enumerate(self.sources)
+                if namespace == symbol.ns and symbol.name in self.names[index]
+                for function in self._parse(index) if function.name == symbol.name]
+        return self.functions[symbol]
+
+    def _parse(self, index: int) -> list:
         from tsjit.frontend.ir_emitter import compile_source
         from tsjit.frontend.resolver import NativeResolver
 
-        table: dict[Symbol, list] = {}
-        for namespace, source in _sources():
-            for function in compile_source(source, NativeResolver()):
-                function.ensure_defined()
-                table.setdefault(Symbol.create(namespace, function.name), []).append(function)
-        return table
+        if index not in self.parsed:
+            self.parsed[index] = compile_source(self.sources[index][1], NativeResolver())
+        return self.parsed[index]
 
 
 _REGISTRY = _Registry()

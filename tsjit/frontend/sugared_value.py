@@ -28,7 +28,7 @@ from tsjit.ir import types as T
 from tsjit.ir.graph import Value
 from tsjit.ir.schema import FunctionSchema
 from tsjit.ir.symbols import Symbol, aten, prim
-from tsjit.ops.matching import match_schemas, pin_overload
+from tsjit.ops.matching import match_schemas, match_schemas_without_conversions, pin_overload
 from tsjit.ops.registry import get_operators
 
 INT64_MAX = 2**63 - 1
@@ -86,12 +86,17 @@ def emit_builtin_call(graph, loc, symbol: Symbol | str, args: Sequence[Any] = ()
     """A call of builtin `symbol`, choosing the overload (TorchScript's emitBuiltinCall).
 
     Besides the registry's operators, the builtins written in TorchScript (builtin_functions.py, such as
-    `add(a: int, b: Tensor)`, which is how `1 + x` works) are candidates; one of those is inlined.
+    `add(a: int, b: Tensor)`, which is how `1 + x` works) are candidates; one of those is inlined. They come
+    after the operators, so they are compiled only when no operator accepts the call without conversions.
     """
     from tsjit.frontend.builtin_functions import builtin_functions_for
 
     symbol = Symbol(symbol)
     operators = get_operators(symbol)
+    exact = match_schemas_without_conversions([op.schema for op in operators], graph, list(args),
+                                              dict(kwargs or {}), self=self_value) if operators else None
+    if exact is not None:
+        return insert_matched_call(graph, loc, symbol, exact[1])
     functions = builtin_functions_for(symbol)
     if not operators and not functions:
         raise CompileError(_unknown_builtin_message(symbol), loc)

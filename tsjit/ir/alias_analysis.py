@@ -91,11 +91,28 @@ def is_mutable_type(type_: Type) -> bool:
 
 def _alias_types(type_: Type) -> dict[str, Type]:
     """The wildcard sets a value of `type_` belongs to, each with the (unrefined) type it stands for; none for
-    immutable types (ints, strings, tuples of them).
+    immutable types (ints, strings, tuples of them). Remembered per type (callers must not change the dict):
+    every AliasDb asks it for every value.
 
     Tensors of any refinement share the set "Tensor"; lists, dicts, objects and futures have a set per
     (unrefined) type; tuples, optionals and unions belong to the sets of what they may hold.
     """
+    try:
+        return _ALIAS_TYPES[type_]
+    except KeyError:
+        if len(_ALIAS_TYPES) >= _ALIAS_TYPES_LIMIT:
+            _ALIAS_TYPES.clear()  # class types are compared by identity: keep old ones from piling up
+        found = _ALIAS_TYPES[type_] = _compute_alias_types(type_)
+        return found
+    except TypeError:  # an unhashable type
+        return _compute_alias_types(type_)
+
+
+_ALIAS_TYPES: dict[Type, dict[str, Type]] = {}
+_ALIAS_TYPES_LIMIT = 4096
+
+
+def _compute_alias_types(type_: Type) -> dict[str, Type]:
     if isinstance(type_, TensorType):
         return {"Tensor": TensorType.get()}
     if type_ is AnyType.get():
@@ -151,6 +168,7 @@ class AliasDb:
         self._fork_writes: dict[Node, list[Element]] = {}  # prim::fork: the inputs its graph writes
         self._wildcard_writers: set[Node] = set()  # aten::wait on an unknown future: may write every wildcard
         self._all_writes: int | None = None
+        self._wildcard_mask = (-1, 0)  # (DAG version, mask): see _wildcard_locations
         for value in graph.inputs:
             self._mark_external(value)
         self._analyze_block(graph.block)
@@ -512,9 +530,13 @@ class AliasDb:
         return mask
 
     def _wildcard_locations(self) -> int:
-        mask = 0
-        for wildcard in self._wildcards.values():
-            mask |= self._dag.memory_locations(wildcard)
+        """The memory of every wildcard set, remembered until the DAG's edges change (passes ask it per node)."""
+        version, mask = self._wildcard_mask
+        if version != self._dag.version:
+            mask = 0
+            for wildcard in self._wildcards.values():
+                mask |= self._dag.memory_locations(wildcard)
+            self._wildcard_mask = (self._dag.version, mask)
         return mask
 
     def _direct_writes(self, node: Node) -> int:

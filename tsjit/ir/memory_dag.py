@@ -40,6 +40,7 @@ class MemoryDAG:
 
     def __init__(self) -> None:
         self.elements: list[Element] = []
+        self.version = 0  # counts changes of edges: what was computed from the edges before is stale
         self._locations: dict[Element, int] = {}
         self._reachable: dict[Element, int] = {}
 
@@ -64,35 +65,69 @@ class MemoryDAG:
     def memory_locations(self, element: Element) -> int:
         """The leaves `element` reaches through points-to edges, as a bit set."""
         cached = self._locations.get(element)
-        if cached is None:
-            cached = self._leaves(element, follow_contained=False)
-            self._locations[element] = cached
-        return cached
+        return cached if cached is not None else self._leaves(element, follow_contained=False)
 
     def reachable_locations(self, element: Element) -> int:
         """The leaves reachable through points-to and contained edges: all memory `element` can get at."""
         cached = self._reachable.get(element)
-        if cached is None:
-            cached = self._leaves(element, follow_contained=True)
-            self._reachable[element] = cached
-        return cached
+        return cached if cached is not None else self._leaves(element, follow_contained=True)
 
     def _leaves(self, start: Element, follow_contained: bool) -> int:
-        mask = 0
-        seen: set[Element] = set()
-        stack = [start]
-        while stack:
-            element = stack.pop()
-            if element in seen:
+        """The leaves `start` reaches, caching the answer for every element the search passes: one Tarjan search
+        over the strongly connected components (cycles share one answer), each component's leaves the union of
+        its own and its successors', which are complete before it. Linear in the elements not cached yet."""
+        cache = self._reachable if follow_contained else self._locations
+
+        def successors(element: Element) -> list[Element]:
+            return element.points_to + element.contained if follow_contained else element.points_to
+
+        order: dict[Element, int] = {start: 0}
+        low: dict[Element, int] = {start: 0}
+        open_elements: list[Element] = [start]
+        on_stack = {start}
+        work = [(start, iter(successors(start)))]
+        while work:
+            element, children = work[-1]
+            child = next((c for c in children if c not in cache), None)
+            if child is not None:
+                if child not in order:
+                    order[child] = low[child] = len(order)
+                    open_elements.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(successors(child))))
+                elif child in on_stack:
+                    low[element] = min(low[element], order[child])
                 continue
-            seen.add(element)
-            if not element.points_to:
-                mask |= element.bit
-            stack.extend(element.points_to)
-            if follow_contained:
-                stack.extend(element.contained)
-        return mask
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[element])
+            if low[element] == order[element]:
+                self._close_component(element, open_elements, on_stack, cache, successors)
+        return cache[start]
+
+    @staticmethod
+    def _close_component(root: Element, open_elements: list[Element], on_stack: set[Element],
+                         cache: dict[Element, int], successors) -> None:
+        component = []
+        while True:
+            member = open_elements.pop()
+            on_stack.discard(member)
+            component.append(member)
+            if member is root:
+                break
+        members = set(component)
+        mask = 0
+        for member in component:
+            if not member.points_to:
+                mask |= member.bit
+            for successor in successors(member):
+                if successor not in members:
+                    mask |= cache[successor]
+        for member in component:
+            cache[member] = mask
 
     def _invalidate(self) -> None:
+        self.version += 1
         self._locations.clear()
         self._reachable.clear()

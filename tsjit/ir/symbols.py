@@ -65,9 +65,13 @@ class Namespace:
         self._ns = ns
 
     def __getattr__(self, name: str) -> Symbol:
+        """Called on the first use of a name only: the symbol is then stored as an attribute (passes compare
+        `node.kind is prim.If` in their inner loops)."""
         if name.startswith("__") and name.endswith("__") and name not in _DUNDER_OPS:
             raise AttributeError(name)
-        return Symbol.create(self._ns, name)
+        symbol = Symbol.create(self._ns, name)
+        setattr(self, name, symbol)
+        return symbol
 
     def __repr__(self) -> str:
         return f"Namespace({self._ns!r})"

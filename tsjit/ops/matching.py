@@ -108,17 +108,39 @@ def match_schemas(schemas: Sequence[FunctionSchema], graph: Graph, args: Sequenc
         raise SchemaError("no schemas to match the call against" + _call_site(source_range))
     if len(schemas) == 1:
         return 0, match_schema(schemas[0], graph, args, kwargs, self=self, source_range=source_range)
-    candidates = [(i, schema) for i, schema in enumerate(schemas) if schema.operator_name not in _BLOCKLISTED_SCHEMAS]
+    candidates = _candidates(schemas)
     for allow_conversions in (False, True):
-        for index, schema in candidates:
-            matched = _try_match_schema(schema, graph, args, kwargs, self, allow_conversions, None)
-            if matched is not None:
-                return index, matched
+        found = _first_match(candidates, graph, args, kwargs, self, allow_conversions)
+        if found is not None:
+            return found
     failures: list[str] = []
     for _, schema in candidates:
         _try_match_schema(schema, graph, args, kwargs, self, True, failures)
     raise SchemaError("Arguments for call are not valid.\nThe following variants are available:\n"
                       + _indent("".join(failures), "  ") + _call_site(source_range))
+
+
+def match_schemas_without_conversions(schemas: Sequence[FunctionSchema], graph: Graph, args: Sequence[Any] = (),
+                                      kwargs: Mapping[str, Any] | None = None, *, self: Any = None
+                                      ) -> tuple[int, MatchedSchema] | None:
+    """match_schemas' first round: the first schema accepting the call as it is, or None. A schema that comes
+    later in a list matched by match_schemas cannot win over the one this finds."""
+    return _first_match(_candidates(schemas), graph, args, kwargs, self, False)
+
+
+def _candidates(schemas: Sequence[FunctionSchema]) -> list[tuple[int, FunctionSchema]]:
+    """The schemas overload matching may pick, with their positions (blocklisted ones are reachable only as
+    exact overloads)."""
+    return [(i, schema) for i, schema in enumerate(schemas) if schema.operator_name not in _BLOCKLISTED_SCHEMAS]
+
+
+def _first_match(candidates: Sequence[tuple[int, FunctionSchema]], graph: Graph, args, kwargs, self_arg,
+                 allow_conversions: bool) -> tuple[int, MatchedSchema] | None:
+    for index, schema in candidates:
+        matched = _try_match_schema(schema, graph, args, kwargs, self_arg, allow_conversions, None)
+        if matched is not None:
+            return index, matched
+    return None
 
 
 def match_schema(schema: FunctionSchema, graph: Graph, args: Sequence[Any] = (),

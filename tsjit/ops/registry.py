@@ -11,6 +11,9 @@ Where operators come from:
   resolved once, the first time the operation is asked for.
 - JIT-only schemas (`aten::add.int`, `aten::len.t`, prim ops with schemas) are known by schema only; tsjit's
   builtins supply their implementations through `register_operator`.
+- tsjit's builtins tables (`tsjit.ops.builtins`) are registered as schema text with `register_lazily`: each
+  row is parsed when its operator name is first looked up, so scripting `x * y` parses the schemas of
+  `aten::mul`, not the 700 rows of every table.
 - Anyone registers more at run time:
 
       @register_operator("my::scale(Tensor a, float s) -> Tensor")
@@ -59,6 +62,11 @@ class Operator:
     def has_operation(self) -> bool:
         return self._operation is not None or self._operation_factory is not None
 
+    @property
+    def depends_on_node(self) -> bool:
+        """Whether the Operation is built from the node (a factory other than a dispatcher overload's)."""
+        return self._operation is None and not isinstance(self._operation_factory, _DispatcherOperation)
+
     def set_operation(self, operation: Operation | None = None, *,
                       operation_factory: OperationFactory | None = None) -> None:
         """Install an implementation (either a callable or a factory), replacing the previous one."""
@@ -83,6 +91,8 @@ class Operator:
 # ---- the registry: operator name -> its operators in a stable order (PyTorch's, then later registrations)
 _operators_by_kind: dict[Symbol, list[Operator]] = {}
 _conservative_operators: set[str] = set()  # operator names registered with conservative=True
+# registrations given as schema text for names not looked up yet: (schema, operation, factory) in order
+_pending_by_kind: dict[Symbol, list[tuple[str, Operation | None, OperationFactory | None]]] = {}
 _lock = threading.RLock()
 
 
@@ -124,6 +134,21 @@ def register_operator(schema: FunctionSchema | str, fn: Operation | None = None,
     return decorator
 
 
+def register_lazily(schema: str, fn: Operation | None = None, *,
+                    operation_factory: OperationFactory | None = None) -> None:
+    """`register_operator(schema, fn)`, with the schema parsed on the first lookup of its operator name.
+
+    Registrations of one name are applied in the order given, after PyTorch's schemas of that name, so
+    matching order is what registering them eagerly would give.
+    """
+    kind = Symbol(schema.split("(", 1)[0].split(".", 1)[0].strip())
+    with _lock:
+        if kind in _operators_by_kind:
+            _register(parse_schema(schema), fn, operation_factory)
+        else:
+            _pending_by_kind.setdefault(kind, []).append((schema, fn, operation_factory))
+
+
 def is_conservative(schema: FunctionSchema) -> bool:
     """Whether the operator of `schema` was registered with conservative=True."""
     return schema.operator_name in _conservative_operators
@@ -151,6 +176,8 @@ def _operators_for(kind: Symbol) -> list[Operator]:
     with _lock:
         if kind not in _operators_by_kind:
             _operators_by_kind[kind] = _load_torch_operators(kind)
+            for schema, fn, factory in _pending_by_kind.pop(kind, ()):
+                _register(parse_schema(schema), fn, factory)
         return _operators_by_kind[kind]
 
 

@@ -8,7 +8,9 @@ every node's tensor outputs get the most refined type that holds for every call 
     %9 : Tensor = aten::t(%w)                  ->   %10 : Float(*, *) = aten::mm(%x, %9)
     %10 : Tensor = aten::mm(%x, %9)
 
-Operators are run on meta tensors (PyTorch's own shape functions, no data): every unknown size becomes a made-up
+Each operator's output types come from its rule (shape_rules.py, shape_rules_nn.py: type promotion, broadcasting,
+views, matmul, convolution...), computed from what is known of the inputs; unknown sizes stay unknown. Operators
+without a rule run on meta tensors (PyTorch's own shape functions, no data): every unknown size becomes a made-up
 one, twice with different made-up sizes (all 1 if those fail, say in a broadcast against a known size), and
 only what all runs agree on is kept: dtype and rank, and sizes when every input size was known. Unknown Scalar
 arguments run as a number of their type, unknown bools both ways (`training`, `keepdim`). Device comes from a
@@ -18,6 +20,10 @@ data-dependent result, a failing meta kernel) the output keeps its unrefined typ
 that raises does not count); prim::Loop carries types around its body until they stop changing. Tensor lists keep
 the type `Tensor[]` (list types are invariant, so a refined one would no longer match schemas); their element
 type is still known when unpacking or indexing a list nobody writes to.
+
+Both give the same results (tests/passes/test_shape_rules.py compares them), and both are cached by operator and
+what is known of the inputs, so a graph that repeats an operator on like inputs (a 100-op chain, an unrolled
+loop, every plan of a program) works each one out once.
 
 Every tensor type in the graph's blocks is recomputed, so stale refinements (a traced graph's sizes) go away.
 What the pass does not know is left unrefined: requires_grad, strides, values read from attributes. When the
@@ -36,8 +42,10 @@ import torch
 from tsjit import log
 from tsjit.ir import types as T
 from tsjit.ir.graph import Block, Graph, Node, Value
-from tsjit.ir.symbols import aten, prim
+from tsjit.ir.symbols import Symbol, aten, prim
+from tsjit.passes import shape_rules_nn  # noqa: F401  (its rules register into RULES)
 from tsjit.passes.dead_code_elimination import SIDE_EFFECT_KINDS
+from tsjit.passes.shape_rules import RULES, AbstractTensor, Decline, DeviceArgument, UnknownBool
 
 # the made-up sizes of unknown dimensions, one per run (large enough for the usual kernels, even for view(-1, 8));
 # if a run fails (a broadcast against a known size), all unknown sizes are 1 instead
@@ -60,17 +68,22 @@ SIZE_LIST_OPS = frozenset({aten.view, aten.reshape, aten.expand, aten.broadcast_
 RANK_DELTAS = {aten.select: -1, aten.unsqueeze: 1, aten.slice: 0, aten.narrow: 0, aten.transpose: 0,
                aten.select_copy: -1, aten.roll: 0, aten.movedim: 0}
 _MAX_LOOP_ITERATIONS = 8
+# inferred output types by (operator, inputs, default dtype, whether rules were used); cleared when full
+_CACHE: dict[tuple, list[T.Type | None]] = {}
+_CACHE_LIMIT = 16384
 
 
-def propagate_shapes(graph: Graph) -> bool:
-    """Refine every tensor type in the graph from its input types; returns whether a type changed."""
+def propagate_shapes(graph: Graph, use_rules: bool = True) -> bool:
+    """Refine every tensor type in the graph from its input types; returns whether a type changed.
+
+    `use_rules=False` runs every operator on meta tensors (the rules' oracle in tests)."""
     if may_change_tensor_metadata(graph):
         log.graph_debug("the graph may change tensor metadata in place: only erasing stale refinements")
         return _erase_block(graph.block)
     # autocast changes dtypes, but not on meta tensors: under it (or a `with` that may turn it on) dtypes are unknown
     trust_dtypes = not torch._C._is_any_autocast_enabled() and not any(
         node.kind is prim.Enter for node in graph.all_nodes())
-    propagator = _Propagator(trust_dtypes)
+    propagator = _Propagator(trust_dtypes, use_rules)
     propagator.run_block(graph.block)
     return propagator.changed
 
@@ -110,21 +123,14 @@ def _set_types(values, types) -> bool:
     return changed
 
 
-class _FakeTensor(NamedTuple):
-    """What is known of a tensor input: dtype and rank for sure, device and sizes maybe."""
-
-    dtype: torch.dtype
-    device: torch.device | None
-    sizes: tuple[int | None, ...]
-
-
 class _Unknown(Exception):
     """An input whose value (or a stand-in for it) is not known: the node cannot be run."""
 
 
 class _Propagator:
-    def __init__(self, trust_dtypes: bool):
+    def __init__(self, trust_dtypes: bool, use_rules: bool):
         self.trust_dtypes = trust_dtypes
+        self.use_rules = use_rules
         self.changed = False
         # the element type of tensor lists nobody writes to; kept here, as a `Float(*)[]` type would no longer
         # match the `Tensor[]` arguments of schemas (list types are invariant)
@@ -167,7 +173,7 @@ class _Propagator:
     def set(self, values, types) -> None:
         self.changed |= _set_types(values, types)
 
-    # ---- running operators on meta tensors --------------------------------------------------------------------
+    # ---- inferring an operator's output types -----------------------------------------------------------------
     def infer(self, node: Node) -> list[T.Type | None] | None:
         if node.kind in SIDE_EFFECT_KINDS or node.kind.ns not in ("aten", "prim"):
             return None
@@ -183,29 +189,16 @@ class _Propagator:
                         for value, argument in zip(node.inputs, operator.schema.arguments)]
         except _Unknown:
             return self.rank_rule(node)
-        operation = operator.get_operation(node)
-        tensors = [a for a in _walk(abstract) if isinstance(a, _FakeTensor)]
-        exact = all(None not in t.sizes for t in tensors) and not any(
-            isinstance(a, _Placeholder | _UnknownBool) for a in _walk(abstract))
-        try:
-            results = [_results(operation(*args), len(node.outputs))
-                       for args in _materialize_runs(abstract, FAKE_SIZES[:1] if exact else FAKE_SIZES)]
-        except _Unknown:
-            return None
-        except Exception:
-            if exact:
-                raise
-            results = [_results(operation(*args), len(node.outputs))
-                       for args in _materialize_runs(abstract, FALLBACK_SIZES)]
-        device = _output_device(node, abstract, tensors)
-        types = []
-        for i in range(len(node.outputs)):
-            per_run = [_type_of_result(r[i]) for r in results]
-            merged = _merge_all(per_run)
-            if merged is not None and not exact:
-                merged = _without_sizes(merged, forget_rank=node.kind in SIZE_DEPENDENT_RANK)
-            types.append(self.finish(merged, device))
-        return types
+        key = None if operator.depends_on_node else _cache_key(operator, abstract, self.use_rules)
+        types = _CACHE.get(key) if key is not None else None
+        if types is None:
+            types = output_types(operator, abstract, len(node.outputs), self.use_rules, node)
+            if key is not None:
+                if len(_CACHE) >= _CACHE_LIMIT:
+                    _CACHE.clear()
+                _CACHE[key] = types
+        device = _output_device(node, abstract, [a for a in _walk(abstract) if isinstance(a, AbstractTensor)])
+        return [self.finish(t, device) for t in types]
 
     def finish(self, type_: T.Type | None, device: torch.device | None) -> T.Type | None:
         """Set the device the inputs decide and drop what the runs cannot know (requires_grad, strides)."""
@@ -218,26 +211,26 @@ class _Propagator:
         return None
 
     def abstract(self, value: Value, formal: T.Type) -> Any:
-        """A stand-in for an input: its constant value, a _FakeTensor, a list of stand-ins or a placeholder."""
+        """A stand-in for an input: its constant value, an AbstractTensor, a list of stand-ins or a placeholder."""
         node, type_ = value.node, value.type
         if formal in _DEVICE_FORMALS:  # meta is passed instead; a constant device is the output's
-            return _DeviceArgument(_constant(value) if node.kind is prim.Constant else None)
+            return DeviceArgument(_constant(value) if node.kind is prim.Constant else None)
         if node.kind is prim.Constant:
             constant = _constant(value)
             if isinstance(constant, torch.Tensor):
-                return _FakeTensor(constant.dtype, constant.device, tuple(constant.shape))
+                return AbstractTensor(constant.dtype, constant.device, tuple(constant.shape))
             return constant
         if isinstance(type_, T.TensorType):
             if type_.dtype is None or type_.rank is None or type_.undefined is not False:
                 raise _Unknown
-            return _FakeTensor(type_.dtype, type_.device, type_.sizes or ())
+            return AbstractTensor(type_.dtype, type_.device, type_.sizes or ())
         if node.kind is prim.ListConstruct and list_is_never_written(value):
             element = formal.elem if isinstance(formal, T.ListType) else T.AnyType.get()
             return [self.abstract(v, element) for v in node.inputs]
         if isinstance(formal, T.NumberType) and isinstance(type_, T.IntType | T.FloatType | T.BoolType):
             return _Placeholder(type_)  # a Scalar's value does not change shapes, its type may change the dtype
         if isinstance(formal, T.BoolType):
-            return _UnknownBool()  # `training`, `keepdim`: every run tries both values
+            return UnknownBool()  # `training`, `keepdim`: every run tries both values
         raise _Unknown
 
     def rank_rule(self, node: Node) -> list[T.Type | None] | None:
@@ -267,16 +260,6 @@ class _Placeholder(NamedTuple):
         return {T.IntType: 2, T.FloatType: 0.5, T.BoolType: True}[type(self.type_)]
 
 
-class _UnknownBool:
-    """A bool argument of unknown value: the operator runs with each value (each instance on its own)."""
-
-
-class _DeviceArgument(NamedTuple):
-    """A Device argument: meta is passed instead; `device` is the real one if it is a constant."""
-
-    device: torch.device | None
-
-
 _DEVICE_FORMALS = (T.DeviceType.get(), T.OptionalType(T.DeviceType.get()))
 _MAX_UNKNOWN_BOOLS = 3
 
@@ -295,9 +278,81 @@ def _walk(abstract: Any) -> Iterator[Any]:
             yield item
 
 
+def output_types(operator, abstract: list[Any], count: int, use_rules: bool = True, node: Node | None = None
+                 ) -> list[T.Type | None]:
+    """An operator's output types (dtype and sizes) for inputs known as `abstract`: from its rule, else from
+    running it on meta tensors; sizes only when every input size is known. Raises where the operator fails."""
+    exact = all(None not in t.sizes for t in _walk(abstract) if isinstance(t, AbstractTensor)) and not any(
+        isinstance(a, _Placeholder | UnknownBool) for a in _walk(abstract))
+    per_output = apply_rule(operator, abstract, count) if use_rules else None
+    if per_output is None:
+        per_output = _run_on_meta(operator.get_operation(node), abstract, count, exact)
+    if exact:
+        return per_output
+    forget_rank = Symbol(operator.schema.name) in SIZE_DEPENDENT_RANK
+    return [None if t is None else _without_sizes(t, forget_rank) for t in per_output]
+
+
+def apply_rule(operator, abstract: list[Any], count: int) -> list[T.Type | None] | None:
+    """The rule's output types, or None without a rule (or when it declines). Raises ShapeError where the
+    operator would fail."""
+    rule = RULES.get(operator.schema.operator_name)
+    if rule is None:
+        return None
+    try:
+        result = rule(*[_rule_argument(a) for a in abstract])
+    except Decline:
+        return None
+    types = result if isinstance(result, list) else [result]
+    return types if len(types) == count else None
+
+
+def _run_on_meta(operation, abstract: list[Any], count: int, exact: bool) -> list[T.Type | None]:
+    """The output types of running the operation on meta tensors: once with the known sizes, else with made-up
+    sizes for the unknown ones, twice (all 1 if that fails), keeping what the runs agree on."""
+    try:
+        results = [_results(operation(*args), count)
+                   for args in _materialize_runs(abstract, FAKE_SIZES[:1] if exact else FAKE_SIZES)]
+    except _Unknown:
+        return [None] * count
+    except Exception:
+        if exact:
+            raise
+        results = [_results(operation(*args), count) for args in _materialize_runs(abstract, FALLBACK_SIZES)]
+    return [_merge_all([_type_of_result(r[i]) for r in results]) for i in range(count)]
+
+
+def _rule_argument(item: Any) -> Any:
+    """What a rule receives for an input: unknown Scalars as a number of their type, lists item by item."""
+    if isinstance(item, _Placeholder):
+        return item.value()
+    if isinstance(item, list):
+        return [_rule_argument(i) for i in item]
+    return item
+
+
+def _cache_key(operator, abstract: list[Any], use_rules: bool) -> tuple | None:
+    """What decides an operator's inferred types: its inputs (constants with their Python type, as 1, 1.0 and True
+    are equal keys otherwise) and the default dtype; None when some constant is not hashable."""
+    try:
+        key = (operator, tuple(_frozen(a) for a in abstract), torch.get_default_dtype(), use_rules)
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _frozen(item: Any) -> Any:
+    if isinstance(item, list):
+        return (list, tuple(_frozen(i) for i in item))
+    if isinstance(item, UnknownBool):
+        return UnknownBool
+    return type(item), item
+
+
 def _materialize_runs(abstract: list[Any], fakes: tuple[int, ...]) -> Iterator[list[Any]]:
     """The argument lists to run: each made-up size with each choice of the unknown bools."""
-    bools = [item for item in _walk(abstract) if isinstance(item, _UnknownBool)]
+    bools = [item for item in _walk(abstract) if isinstance(item, UnknownBool)]
     if len(bools) > _MAX_UNKNOWN_BOOLS:
         raise _Unknown
     for fake in fakes:
@@ -307,14 +362,14 @@ def _materialize_runs(abstract: list[Any], fakes: tuple[int, ...]) -> Iterator[l
 
 
 def _materialize(item: Any, fake: int, bools: dict[int, Any]) -> Any:
-    if isinstance(item, _FakeTensor):
+    if isinstance(item, AbstractTensor):
         sizes = [fake if size is None else size for size in item.sizes]
         return torch.empty(sizes, dtype=item.dtype, device="meta")
     if isinstance(item, _Placeholder):
         return item.value()
-    if isinstance(item, _UnknownBool):
+    if isinstance(item, UnknownBool):
         return bools[id(item)]
-    if isinstance(item, _DeviceArgument):
+    if isinstance(item, DeviceArgument):
         return torch.device("meta")
     if isinstance(item, list):
         return [_materialize(i, fake, bools) for i in item]
@@ -365,10 +420,10 @@ def _without_sizes(type_: T.Type, forget_rank: bool) -> T.Type:
     return type_
 
 
-def _output_device(node: Node, abstract: list[Any], tensors: list[_FakeTensor]) -> torch.device | None:
+def _output_device(node: Node, abstract: list[Any], tensors: list[AbstractTensor]) -> torch.device | None:
     """A constant `device=` argument, else the one device all tensor inputs are on (unknown if they differ)."""
     for item in abstract:
-        if isinstance(item, _DeviceArgument) and item.device is not None:
+        if isinstance(item, DeviceArgument) and item.device is not None:
             return item.device
     if node.kind is aten.cpu:
         return torch.device("cpu")

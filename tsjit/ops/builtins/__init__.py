@@ -3,8 +3,8 @@
 
 Each module holds a table `OPERATORS` of (schema, Python function) rows, and some a table
 `OPERATION_FACTORIES` of (schema, factory building the function from the node); `load()` registers every
-row with `tsjit.ops.registry.register_operator`. Importing `tsjit.ops.prim_ops` (as the interpreter does on
-first use) calls it; `import tsjit` imports neither.
+row with `tsjit.ops.registry.register_lazily` (a row's schema is parsed when its name is first looked up).
+Importing `tsjit.ops.prim_ops` (as the interpreter does on first use) calls it; `import tsjit` imports neither.
 
 - `lists`: list methods, indexing, slicing, `sort`, `min`/`max`/`sum`/`any`/`all` of lists.
 - `dicts`: dict methods and indexing.
@@ -52,10 +52,10 @@ def load() -> None:
 
 
 def _register_tables() -> None:
-    from tsjit.ops.registry import register_operator
+    from tsjit.ops.registry import register_lazily
 
     for module in table_modules():
         for schema, operation in module.OPERATORS:
-            register_operator(schema, operation)
+            register_lazily(schema, operation)
         for schema, factory in getattr(module, "OPERATION_FACTORIES", ()):
-            register_operator(schema, operation_factory=factory)
+            register_lazily(schema, operation_factory=factory)

@@ -1,0 +1,30 @@
+"""What a first call costs: scripting and running the bench programs must not import torch._dynamo (seconds on
+its own; most meta kernels import it on their first call, so shape propagation must get by on its rules)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+_SCRIPT_AND_RUN_THE_BENCH_PROGRAMS = """
+import sys
+import tsjit
+from bench.first_call import WORKLOADS, first_call
+
+for workload in WORKLOADS:
+    first_call(tsjit, workload)
+loaded = sorted(name for name in sys.modules if name.startswith("torch._dynamo"))
+assert not loaded, f"scripting and running the bench programs imported {loaded[:5]}"
+print("ran", len(WORKLOADS), "programs")
+"""
+
+
+def test_scripting_and_running_the_bench_programs_does_not_import_dynamo():
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
+    result = subprocess.run([sys.executable, "-c", _SCRIPT_AND_RUN_THE_BENCH_PROGRAMS], capture_output=True,
+                            text=True, env=env, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "ran 5 programs" in result.stdout

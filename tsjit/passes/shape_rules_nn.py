@@ -1,0 +1,280 @@
+"""Shape and dtype rules of the neural-network operators: matmul and linear, convolution, pooling,
+normalization, attention (the table and its conventions are in shape_rules.py; these register into it)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from tsjit.ir import types as T
+from tsjit.passes.shape_rules import (
+    AbstractTensor,
+    Decline,
+    Sizes,
+    broadcast,
+    known_bool,
+    like,
+    need,
+    need_floating,
+    rule,
+    same_size,
+    tensor,
+)
+
+
+def _same_dtypes(*tensors: AbstractTensor | None) -> torch.dtype:
+    """Matrix products and convolutions take one dtype (floating, for the rules); where the dtypes differ, what
+    the meta kernels say varies by operator, so they decide."""
+    present = [t for t in tensors if t is not None]
+    need_floating(*present)
+    if len({t.dtype for t in present}) != 1:
+        raise Decline
+    return present[0].dtype
+
+
+def _contract(a: int | None, b: int | None) -> None:
+    need(same_size(a, b), "mat1 and mat2 shapes cannot be multiplied")
+
+
+# ---- matrix products ---------------------------------------------------------------------------------------
+@rule("aten::mm")
+def _mm(self: AbstractTensor, mat2: AbstractTensor) -> T.TensorType:
+    need(len(self.sizes) == 2 and len(mat2.sizes) == 2, "mm expects 2-D tensors")
+    _contract(self.sizes[1], mat2.sizes[0])
+    return tensor(_same_dtypes(self, mat2), (self.sizes[0], mat2.sizes[1]))
+
+
+@rule("aten::bmm")
+def _bmm(self: AbstractTensor, mat2: AbstractTensor) -> T.TensorType:
+    need(len(self.sizes) == 3 and len(mat2.sizes) == 3, "bmm expects 3-D tensors")
+    need(same_size(self.sizes[0], mat2.sizes[0]), "bmm: batch sizes differ")
+    _contract(self.sizes[2], mat2.sizes[1])
+    batch = self.sizes[0] if self.sizes[0] is not None else mat2.sizes[0]
+    return tensor(_same_dtypes(self, mat2), (batch, self.sizes[1], mat2.sizes[2]))
+
+
+def _added(self: AbstractTensor, product: T.TensorType) -> T.TensorType:
+    """`addmm`/`baddbmm`: `self` broadcasts to the product's shape."""
+    assert product.sizes is not None and product.dtype is not None
+    need(self.dtype == product.dtype, "expected self and the product to have the same dtype")
+    shape = broadcast(self.sizes, product.sizes)
+    need(len(shape) == len(product.sizes), "self does not broadcast to the product")
+    return product
+
+
+@rule("aten::addmm")
+def _addmm(self: AbstractTensor, mat1: AbstractTensor, mat2: AbstractTensor, *scales: Any) -> T.TensorType:
+    return _added(self, _mm(mat1, mat2))
+
+
+@rule("aten::baddbmm")
+def _baddbmm(self: AbstractTensor, batch1: AbstractTensor, batch2: AbstractTensor, *scales: Any) -> T.TensorType:
+    return _added(self, _bmm(batch1, batch2))
+
+
+@rule("aten::matmul")
+def _matmul(self: AbstractTensor, other: AbstractTensor) -> T.TensorType:
+    """torch.matmul: vectors are promoted to matrices and back; batch dimensions broadcast."""
+    a, b = self.sizes, other.sizes
+    need(len(a) > 0 and len(b) > 0, "both arguments to matmul need to be at least 1D")
+    dtype = _same_dtypes(self, other)
+    if len(a) == 1 and len(b) == 1:
+        _contract(a[0], b[0])
+        return tensor(dtype, ())
+    left = (1,) + a if len(a) == 1 else a
+    right = b + (1,) if len(b) == 1 else b
+    _contract(left[-1], right[-2])
+    sizes = broadcast(left[:-2], right[:-2]) + (left[-2], right[-1])
+    if len(a) == 1:
+        sizes = sizes[:-2] + sizes[-1:]
+    if len(b) == 1:
+        sizes = sizes[:-1]
+    return tensor(dtype, sizes)
+
+
+@rule("aten::linear")
+def _linear(input: AbstractTensor, weight: AbstractTensor, bias: AbstractTensor | None = None) -> T.TensorType:
+    need(len(input.sizes) > 0 and 1 <= len(weight.sizes) <= 2, "linear: bad ranks")
+    dtype = _same_dtypes(input, weight, bias)
+    _contract(input.sizes[-1], weight.sizes[-1])
+    sizes = input.sizes[:-1] + weight.sizes[:-1]
+    if bias is not None:
+        need(len(broadcast(bias.sizes, sizes)) == len(sizes), "linear: bias does not broadcast")
+    return tensor(dtype, sizes)
+
+
+# ---- convolution and pooling -------------------------------------------------------------------------------
+def _expand_param(values: int | Sequence[int], count: int, name: str) -> list[int]:
+    values = [values] if isinstance(values, int) else list(values)
+    need(len(values) in (1, count), f"expected {name} to be a single integer or a list of {count}")
+    return values * count if len(values) == 1 else values
+
+
+def _conv_size(size: int | None, kernel: int | None, stride: int, padding: int, dilation: int) -> int | None:
+    if size is None or kernel is None:
+        return None
+    extent = dilation * (kernel - 1) + 1
+    need(size + 2 * padding >= extent, "kernel size can't be greater than actual input size")
+    return (size + 2 * padding - extent) // stride + 1
+
+
+def _convolution(dims: int, input: AbstractTensor, weight: AbstractTensor, bias: AbstractTensor | None,
+                 stride: Any, padding: Any, dilation: Any, groups: int) -> T.TensorType:
+    if isinstance(padding, str) or groups < 1:
+        raise Decline  # 'same' padding and bad groups are left to the meta kernel
+    need(len(weight.sizes) == dims + 2, "weight has the wrong number of dimensions")
+    batched = len(input.sizes) == dims + 2
+    need(batched or len(input.sizes) == dims + 1, "input has the wrong number of dimensions")
+    dtype = _same_dtypes(input, weight, bias)
+    sizes = input.sizes if batched else (1,) + input.sizes
+    need(same_size(sizes[1], None if weight.sizes[1] is None else weight.sizes[1] * groups),
+         "input channels do not match the weight")
+    strides, paddings = _expand_param(stride, dims, "stride"), _expand_param(padding, dims, "padding")
+    dilations = _expand_param(dilation, dims, "dilation")
+    need(all(s > 0 for s in strides) and all(p >= 0 for p in paddings) and all(d > 0 for d in dilations))
+    spatial = [_conv_size(size, kernel, s, p, d) for size, kernel, s, p, d
+               in zip(sizes[2:], weight.sizes[2:], strides, paddings, dilations)]
+    result = (sizes[0], weight.sizes[0], *spatial)
+    return tensor(dtype, result if batched else result[1:])
+
+
+def _conv_rule(dims: int):
+    def conv(input: AbstractTensor, weight: AbstractTensor, bias: AbstractTensor | None = None, stride: Any = 1,
+             padding: Any = 0, dilation: Any = 1, groups: int = 1) -> T.TensorType:
+        return _convolution(dims, input, weight, bias, stride, padding, dilation, groups)
+    return conv
+
+
+for _dims in (1, 2, 3):
+    rule(f"aten::conv{_dims}d")(_conv_rule(_dims))
+
+
+def _pool_size(size: int | None, kernel: int, stride: int, padding: int, dilation: int, ceil_mode: bool
+               ) -> int | None:
+    """ATen's pooling_output_shape: with ceil_mode the last window must start inside the input."""
+    if size is None:
+        return None
+    need(kernel > 0 and stride > 0 and dilation > 0 and 0 <= padding <= kernel // 2, "bad pooling parameters")
+    numerator = size + 2 * padding - dilation * (kernel - 1) - 1 + (stride - 1 if ceil_mode else 0)
+    out = numerator // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + padding:
+        out -= 1
+    need(out > 0, "output size is too small")
+    return out
+
+
+def _pool(dims: int, self: AbstractTensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
+          ceil_mode: Any) -> T.TensorType:
+    need(len(self.sizes) in (dims + 1, dims + 2), "pooling: input has the wrong number of dimensions")
+    kernels = _expand_param(kernel_size, dims, "kernel_size")
+    strides = kernels if stride in ([], None) else _expand_param(stride, dims, "stride")
+    paddings, dilations = _expand_param(padding, dims, "padding"), _expand_param(dilation, dims, "dilation")
+    spatial = [_pool_size(size, k, s, p, d, known_bool(ceil_mode)) for size, k, s, p, d
+               in zip(self.sizes[-dims:], kernels, strides, paddings, dilations)]
+    return tensor(self.dtype, self.sizes[:-dims] + tuple(spatial))
+
+
+def _max_pool_rule(dims: int):
+    def max_pool(self: AbstractTensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,
+                 ceil_mode: Any = False) -> T.TensorType:
+        need_floating(self)
+        return _pool(dims, self, kernel_size, stride, padding, dilation, ceil_mode)
+    return max_pool
+
+
+def _avg_pool_rule(dims: int):
+    def avg_pool(self: AbstractTensor, kernel_size: Any, stride: Any = (), padding: Any = 0, ceil_mode: Any = False,
+                 *options: Any) -> T.TensorType:
+        need_floating(self)
+        return _pool(dims, self, kernel_size, stride, padding, 1, ceil_mode)
+    return avg_pool
+
+
+def _adaptive_pool_rule(dims: int):
+    def adaptive_pool(self: AbstractTensor, output_size: Any) -> T.TensorType:
+        need_floating(self)
+        need(len(self.sizes) in (dims + 1, dims + 2), "adaptive pooling: input has the wrong number of dimensions")
+        need(all(size != 0 for size in self.sizes[-dims:]), "adaptive pooling: empty spatial dimension")
+        sizes = _expand_param(output_size, dims, "output_size")
+        need(all(s >= 0 for s in sizes), "adaptive pooling: negative output size")
+        return tensor(self.dtype, self.sizes[:-dims] + tuple(sizes))
+    return adaptive_pool
+
+
+for _dims in (1, 2, 3):
+    rule(f"aten::max_pool{_dims}d")(_max_pool_rule(_dims))
+    rule(f"aten::avg_pool{_dims}d")(_avg_pool_rule(_dims))
+    rule(f"aten::adaptive_avg_pool{_dims}d")(_adaptive_pool_rule(_dims))
+
+
+# ---- normalization -----------------------------------------------------------------------------------------
+@rule("aten::batch_norm", "aten::instance_norm")
+def _batch_norm(input: AbstractTensor, *parameters: Any) -> T.TensorType:
+    need_floating(input)
+    need(len(input.sizes) >= 2, "batch_norm expects at least 2 dimensions")
+    channels = input.sizes[1]
+    for parameter in parameters[:4]:
+        if isinstance(parameter, AbstractTensor):
+            need(len(parameter.sizes) == 1 and same_size(parameter.sizes[0], channels), "bad parameter size")
+    return like(input)
+
+
+@rule("aten::layer_norm")
+def _layer_norm(input: AbstractTensor, normalized_shape: list[int], weight: AbstractTensor | None = None,
+                bias: AbstractTensor | None = None, *options: Any) -> T.TensorType:
+    need_floating(input)
+    count = len(normalized_shape)
+    need(0 < count <= len(input.sizes), "layer_norm: bad normalized_shape")
+    need(all(same_size(a, b) for a, b in zip(input.sizes[-count:], normalized_shape)),
+         "layer_norm: input does not end with normalized_shape")
+    for parameter in (weight, bias):
+        if parameter is not None:
+            need(parameter.sizes == tuple(normalized_shape) or None in parameter.sizes, "bad parameter size")
+    return like(input)
+
+
+@rule("aten::group_norm")
+def _group_norm(input: AbstractTensor, groups: int, *parameters: Any) -> T.TensorType:
+    need_floating(input)
+    need(len(input.sizes) >= 2 and groups > 0, "group_norm: bad input")
+    need(input.sizes[1] is None or input.sizes[1] % groups == 0, "channels not divisible by groups")
+    return like(input)
+
+
+# ---- attention ---------------------------------------------------------------------------------------------
+@rule("aten::scaled_dot_product_attention")
+def _attention(query: AbstractTensor, key: AbstractTensor, value: AbstractTensor, attn_mask: Any = None,
+               dropout_p: float = 0.0, is_causal: Any = False, scale: Any = None, enable_gqa: Any = False
+               ) -> T.TensorType:
+    need_floating(query, key, value)
+    need(query.dtype == key.dtype == value.dtype, "query, key and value must have the same dtype")
+    need(len(query.sizes) >= 2 and len(key.sizes) == len(query.sizes) == len(value.sizes), "attention: ranks")
+    if known_bool(enable_gqa) or attn_mask is not None:
+        raise Decline
+    _contract(query.sizes[-1], key.sizes[-1])
+    need(same_size(key.sizes[-2], value.sizes[-2]), "key and value lengths differ")
+    batch = broadcast(query.sizes[:-2], key.sizes[:-2], value.sizes[:-2])
+    return tensor(query.dtype, batch + (query.sizes[-2], value.sizes[-1]))
+
+
+@rule("aten::_native_multi_head_attention")
+def _native_attention(query: AbstractTensor, key: AbstractTensor, value: AbstractTensor, embed_dim: int,
+                      num_heads: int, *weights_mask_and_flags: Any) -> list[T.TensorType]:
+    """nn.MultiheadAttention's fast path on batch-first (B, L, E) inputs: the output, and the attention
+    weights (B, L, S) averaged over heads, (B, H, L, S) per head, or an empty vector when not asked for."""
+    need_floating(query, key, value)
+    if len(query.sizes) != 3 or len(key.sizes) != 3 or len(weights_mask_and_flags) < 7:
+        raise Decline
+    need_weights, average = (known_bool(flag) for flag in weights_mask_and_flags[5:7])
+    batch, length, source = query.sizes[0], query.sizes[1], key.sizes[1]
+    heads: Sizes = (num_heads,) if not average else ()
+    weights = (batch, *heads, length, source) if need_weights else (0,)
+    return [like(query), tensor(query.dtype, weights)]
+
+
+@rule("aten::_transformer_encoder_layer_fwd")
+def _encoder_layer(src: AbstractTensor, *parameters: Any) -> T.TensorType:
+    need_floating(src)
+    return like(src)

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 import torch
 
+from tsjit.errors import RuntimeTsjitError
 from tsjit.ir.graph import Graph
 from tsjit.ir.types import NoneType, OptionalType, TensorType, TupleType, Type
 from tsjit.passes.common_subexpression_elimination import eliminate_common_subexpression
@@ -40,6 +41,7 @@ from tsjit.passes.peephole import peephole_optimize
 from tsjit.passes.shape_analysis import may_change_tensor_metadata, propagate_shapes
 from tsjit.passes.specialize_autograd_zero import specialize_autograd_zero
 from tsjit.runtime.futures import Future, submit
+from tsjit.runtime.generated_plan import generate_plan
 from tsjit.runtime.interpreter import Code, InterpreterState
 
 
@@ -175,15 +177,32 @@ def optimize_graph(graph: Graph) -> None:
 
 
 # ---- the executor ----------------------------------------------------------------------------------------------
-class ExecutionPlan(NamedTuple):
-    """A graph specialized to one ArgumentSpec, and its Code."""
+class ExecutionPlan:
+    """A graph specialized to one ArgumentSpec. `run(*inputs)` runs it: its generated Python function
+    (generated_plan.py), or the interpreter for graphs that fork or wait, and for all while TSJIT_INTERPRETER=1.
+    Its Code, for the interpreter, is compiled on first use."""
 
-    graph: Graph
-    code: Code
+    __slots__ = ("graph", "generated", "run", "_code")
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self._code: Code | None = None
+        self.generated = generate_plan(graph)
+        self.run: Callable[..., Any] = self.generated.function if self.generated is not None else self.interpret
+
+    @property
+    def code(self) -> Code:
+        if self._code is None:
+            self._code = Code(self.graph)
+        return self._code
+
+    def interpret(self, *inputs: Any) -> Any:
+        """Run the plan in the interpreter."""
+        return InterpreterState(self.code, inputs).run()
 
 
 class GraphExecutor:
-    """Runs a graph: picks (or builds) the ExecutionPlan for the inputs' ArgumentSpec, then interprets it."""
+    """Runs a graph: picks (or builds) the ExecutionPlan for the inputs' ArgumentSpec, then runs it."""
 
     def __init__(self, graph: Graph, optimize: bool = True):
         self.graph = graph
@@ -194,7 +213,7 @@ class GraphExecutor:
 
     def run(self, inputs: Sequence[Any]) -> Any:
         """The graph's result for `inputs` (one value, a tuple for several outputs, None for none)."""
-        return InterpreterState(self.get_plan(inputs).code, inputs).run()
+        return self.get_plan(inputs).run(*inputs)
 
     def run_async(self, inputs: Sequence[Any]) -> Future:
         """Start running on a pool thread; the Future completes with the result (or the error)."""
@@ -225,6 +244,8 @@ class GraphExecutor:
         return {spec: plan for (spec, *_), plan in self._plans.items()}
 
     def _plan_for_call_key(self, call_key: tuple, inputs: Sequence[Any]) -> ExecutionPlan:
+        if len(inputs) != len(self.graph.inputs):  # checked once per key: the key's length is the inputs' count
+            raise RuntimeTsjitError(f"the graph takes {len(self.graph.inputs)} inputs, got {len(inputs)}")
         plan = self._compile((create_argument_spec(inputs), *call_key[2:]))
         self._plans_by_call_key[call_key] = plan
         return plan
@@ -236,5 +257,5 @@ class GraphExecutor:
                 specialize_types(graph, key[0])
                 if self.optimize:
                     optimize_graph(graph)
-                self._plans[key] = ExecutionPlan(graph, Code(graph))
+                self._plans[key] = ExecutionPlan(graph)
             return self._plans[key]

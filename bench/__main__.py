@@ -48,20 +48,22 @@ def report(title: str, times: dict[str, float], baseline: str) -> None:
         print(f"  {name:<24} {seconds * 1e6:>10.1f}us {seconds / times[baseline]:>18.3f}")
 
 
+SKIPPED_VARIANTS: set[str] = set()  # --no-compile adds "torch.compile" (inductor compiles for tens of seconds)
+
+
+def selected(variants: dict[str, Callable]) -> dict[str, Callable]:
+    return {name: run for name, run in variants.items() if not any(s in name for s in SKIPPED_VARIANTS)}
+
+
 def bench_chain(rounds: int) -> None:
-    x, y = torch.randn(4), torch.randn(4)
-    eager, compiled, scripted, function = programs.chain_variants()
-    for run in (eager, compiled, scripted, function):
-        torch.testing.assert_close(run(x, y), eager(x, y))
-    times = best_time({"eager": lambda: eager(x, y), "torch.compile": lambda: compiled(x, y),
-                       "torch.jit": lambda: scripted(x, y), "tsjit": lambda: function(x, y)},
-                      number=200, rounds=rounds)
-    report("chain100: 100 elementwise ops on 4-element tensors (target: tsjit <= 1.3x eager)", times, "eager")
+    torch.manual_seed(0)
+    bench_variants("chain100: 100 elementwise ops on 4-element tensors (target: tsjit <= 0.2x eager)",
+                   programs.chain_variants(), (torch.randn(4), torch.randn(4)), 200, rounds)
 
 
 def bench_fork(rounds: int) -> None:
     inputs, b = [torch.randn(256, 256) / 16 for _ in range(4)], torch.randn(256, 256) / 16
-    variants = programs.fork_variants()
+    variants = selected(programs.fork_variants())
     expected = variants["eager serial"](*inputs, b=b)
     for run in variants.values():
         torch.testing.assert_close(run(*inputs, b=b), expected)
@@ -73,6 +75,7 @@ def bench_fork(rounds: int) -> None:
 
 def bench_variants(title: str, variants: dict[str, Callable], args: tuple, number: int, rounds: int) -> None:
     """Check every variant against eager, then time them."""
+    variants = selected(variants)
     expected = variants["eager"](*args)
     for run in variants.values():
         torch.testing.assert_close(run(*args), expected)
@@ -90,6 +93,30 @@ def bench_lstm(rounds: int) -> None:
     bench_variants("lstm: the seeds' LSTM cell, batch 3, 10 -> 20", programs.lstm_variants(), args, 500, rounds)
 
 
+def lstm_arguments(batch: int, features: int, hidden: int, steps: int | None = None) -> tuple:
+    torch.manual_seed(0)
+    x = torch.randn(batch, features) if steps is None else torch.randn(steps, batch, features)
+    return (x, torch.randn(batch, hidden), torch.randn(batch, hidden), torch.randn(4 * hidden, features),
+            torch.randn(4 * hidden, hidden), torch.randn(4 * hidden), torch.randn(4 * hidden))
+
+
+def bench_lstm_1x64(rounds: int) -> None:
+    bench_variants("lstm cell 1x64: batch 1, 64 -> 64 (target: tsjit script <= 1.0x eager)",
+                   programs.script_variants(programs.lstm_cell), lstm_arguments(1, 64, 64), 500, rounds)
+
+
+def bench_pointwise(rounds: int) -> None:
+    torch.manual_seed(0)
+    bench_variants("pointwise on 8 elements: 5 elementwise ops (target: tsjit script <= 1.0x eager)",
+                   programs.script_variants(programs.pointwise), (torch.randn(8), torch.randn(8)), 1000, rounds)
+
+
+def bench_lstm_steps(rounds: int) -> None:
+    bench_variants("lstm over 32 steps: a scripted loop calling the cell, batch 1, 64 -> 64 "
+                   "(target: tsjit script <= torch.jit)", programs.script_variants(programs.lstm_steps),
+                   lstm_arguments(1, 64, 64, steps=32), 30, rounds)
+
+
 def bench_mlp(rounds: int) -> None:
     torch.manual_seed(0)
     bench_variants("mlp: (Linear, BatchNorm1d, ReLU) x 2 modules, batch 16",
@@ -105,13 +132,16 @@ def bench_encoder(rounds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=15, help="interleaved rounds per benchmark")
-    parser.add_argument("--only", choices=["chain", "lstm", "mlp", "encoder", "fork"], help="run one benchmark")
+    benchmarks = {"chain": bench_chain, "lstm": bench_lstm, "lstm1x64": bench_lstm_1x64, "pointwise": bench_pointwise,
+                  "lstm32": bench_lstm_steps, "mlp": bench_mlp, "encoder": bench_encoder, "fork": bench_fork}
+    parser.add_argument("--only", choices=list(benchmarks), help="run one benchmark")
+    parser.add_argument("--no-compile", action="store_true", help="leave out torch.compile (slow to compile)")
     options = parser.parse_args()
     rounds = options.rounds
+    if options.no_compile:
+        SKIPPED_VARIANTS.add("torch.compile")
     print(f"torch {torch.__version__}, {os.cpu_count()} cores, {torch.get_num_interop_threads()} inter-op threads, "
           f"load average {os.getloadavg()[0]:.1f} (other processes make every number noisier)")
-    benchmarks = {"chain": bench_chain, "lstm": bench_lstm, "mlp": bench_mlp, "encoder": bench_encoder,
-                  "fork": bench_fork}
     for name, run in benchmarks.items():
         if options.only in (None, name):
             if name == "fork":

@@ -89,6 +89,68 @@ def _call_key_of(value: Any) -> Any:
     return UNDEFINED if value is None else None
 
 
+def call_key(inputs: Sequence[Any]) -> tuple:
+    """The call key of these inputs (see above)."""
+    return (tuple([(v.dtype, v.ndim, v.requires_grad, v.device) if type(v) is _Tensor else _call_key_of(v)
+                   for v in inputs]),
+            torch.is_grad_enabled(), torch.get_default_dtype(), torch._C._is_any_autocast_enabled())
+
+
+def plan_entry(key: tuple, run: Callable[..., Any], miss: Callable[[Sequence[Any]], Any]) -> Callable | None:
+    """A generated `entry(inputs)` that calls `run(*inputs)` when the inputs' call key is `key`, else `miss(inputs)`,
+    deciding it by tests instead of building the key: for two float matrices, with grad mode on,
+
+        def entry(inputs):
+            if len(inputs) == 2:
+                x0, x1 = inputs
+                if (type(x0) is Tensor and x0.dtype is dtype0 and x0.ndim == 2 and x0.requires_grad is False
+                        and x0.is_cpu and type(x1) is Tensor and ... and is_grad_enabled() is True
+                        and get_default_dtype() is default_dtype and is_any_autocast_enabled() is False):
+                    return run(x0, x1)
+            return miss(inputs)
+
+    None when an input is a tuple (such calls keep building the key). A tensor of a Tensor subclass misses (its
+    key is the same, so `miss` finds the same plan, only slower)."""
+    parts, grad, default_dtype, autocast = key
+    namespace: dict[str, Any] = {"Tensor": _Tensor, "run": run, "miss": miss, "default_dtype": default_dtype,
+                                 "is_grad_enabled": torch.is_grad_enabled, "get_default_dtype": torch.get_default_dtype,
+                                 "is_any_autocast_enabled": torch._C._is_any_autocast_enabled,
+                                 "tensor_or_tuple": (_Tensor, tuple)}
+    tests = []
+    for k, part in enumerate(parts):
+        test = _input_test(f"x{k}", part, namespace)
+        if test is None:
+            return None
+        tests.append(test)
+    tests += [f"is_grad_enabled() is {grad}", "get_default_dtype() is default_dtype",
+              f"is_any_autocast_enabled() is {autocast}"]
+    names = "".join(f"x{k}, " for k in range(len(parts)))
+    source = "\n".join([
+        "def entry(inputs):",
+        f"    if len(inputs) == {len(parts)}:",
+        f"        {names or '_'} = inputs" if parts else "        pass",
+        f"        if {' and '.join(tests)}:",
+        f"            return run({names})",
+        "    return miss(inputs)"])
+    exec(compile(source, "<tsjit plan entry>", "exec"), namespace)
+    return namespace["entry"]
+
+
+def _input_test(name: str, part: Any, namespace: dict[str, Any]) -> str | None:
+    """The test that an input's key part is `part`, or None for a tuple input."""
+    if part is UNDEFINED:
+        return f"{name} is None"
+    if part is None:
+        return f"not isinstance({name}, tensor_or_tuple) and {name} is not None"
+    if not isinstance(part[0], torch.dtype):
+        return None
+    dtype, rank, requires_grad, device = part
+    namespace[f"dtype_{name}"], namespace[f"device_{name}"] = dtype, device
+    on_device = f"{name}.is_cpu" if device.type == "cpu" else f"{name}.device == device_{name}"
+    return (f"type({name}) is Tensor and {name}.dtype is dtype_{name} and {name}.ndim == {rank} "
+            f"and {name}.requires_grad is {requires_grad} and {on_device}")
+
+
 def specialize_types(graph: Graph, spec: ArgumentSpec) -> None:
     """Give the graph's inputs the types the spec knows: `Tensor` becomes e.g. `Float(*, *, device=cpu)`."""
     for value, argument in zip(graph.inputs, spec):
@@ -201,6 +263,9 @@ class ExecutionPlan:
         return InterpreterState(self.code, inputs).run()
 
 
+_NO_ENTRY = object()
+
+
 class GraphExecutor:
     """Runs a graph: picks (or builds) the ExecutionPlan for the inputs' ArgumentSpec, then runs it."""
 
@@ -210,10 +275,32 @@ class GraphExecutor:
         self._plans: dict[tuple, ExecutionPlan] = {}  # by (spec, default dtype, autocast on)
         self._plans_by_call_key: dict[tuple, ExecutionPlan] = {}  # the same plans by call_key (see get_plan)
         self._lock = threading.RLock()  # a same-thread re-entry fails loudly instead of hanging
+        self._entries: dict[Any, Callable | None] = {}  # plan_entry by call key (and by miss, see entry())
 
     def run(self, inputs: Sequence[Any]) -> Any:
-        """The graph's result for `inputs` (one value, a tuple for several outputs, None for none)."""
-        return self.get_plan(inputs).run(*inputs)
+        """The graph's result for `inputs` (one value, a tuple for several outputs, None for none).
+
+        The first call replaces this method, on the instance, by the entry of its plan (`plan_entry`): later
+        calls with the same call key go straight to that plan; others come back here and install their own."""
+        key = call_key(inputs)
+        plan = self._plans_by_call_key.get(key) or self._plan_for_call_key(key, inputs)
+        entry = self._entries.get(key, _NO_ENTRY)
+        if entry is _NO_ENTRY:
+            entry = self._entries[key] = plan_entry(key, plan.run, self._run_by_key)
+        self.__dict__["run"] = entry or self._run_by_key
+        return plan.run(*inputs)
+
+    _run_by_key = run  # the entries' `miss`
+
+    def entry(self, inputs: Sequence[Any], miss: Callable[[Sequence[Any]], Any]) -> Callable | None:
+        """An entry (`plan_entry`) to the plan for these inputs' call key that calls `miss` on other keys, for callers
+        with a check of their own to do first (ScriptFunction binds arguments against its schema)."""
+        key = call_key(inputs)
+        plan = self._plans_by_call_key.get(key) or self._plan_for_call_key(key, inputs)
+        entry = self._entries.get((key, miss), _NO_ENTRY)
+        if entry is _NO_ENTRY:
+            entry = self._entries[(key, miss)] = plan_entry(key, plan.run, miss)
+        return entry
 
     def run_async(self, inputs: Sequence[Any]) -> Future:
         """Start running on a pool thread; the Future completes with the result (or the error)."""
@@ -232,9 +319,7 @@ class GraphExecutor:
     def get_plan(self, inputs: Sequence[Any]) -> ExecutionPlan:
         """The plan for these inputs. Every call computes the cheap `call_key`; only a key not seen before
         computes the ArgumentSpec (which several keys may share) and, for a new spec, compiles a plan."""
-        key = (tuple([(v.dtype, v.ndim, v.requires_grad, v.device) if type(v) is _Tensor else _call_key_of(v)
-                      for v in inputs]),
-               torch.is_grad_enabled(), torch.get_default_dtype(), torch._C._is_any_autocast_enabled())
+        key = call_key(inputs)
         plan = self._plans_by_call_key.get(key)
         return plan if plan is not None else self._plan_for_call_key(key, inputs)
 

@@ -102,7 +102,7 @@ def test_corpus_graph_runs_the_same_generated_and_interpreted(name: str) -> None
     types = class_types()
     graph = load(name, types)
     for index in range(len(INPUTS[name]())):
-        generated, interpreted = both_ways(graph, lambda: [for_tsjit(a, types) for a in INPUTS[name]()[index]])
+        generated, interpreted = both_ways(graph, lambda k=index: [for_tsjit(a, types) for a in INPUTS[name]()[k]])
         assert_same_outcome(generated, interpreted, f"{name} inputs #{index}")
 
 

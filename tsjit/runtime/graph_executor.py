@@ -1,12 +1,14 @@
 """The graph executor: specializes a graph to its inputs, optimizes it, and caches the compiled result.
 
-(seed: jit-overview.md "Graph Executor", "Specialization"; pytorch-ir-2018.md "Graph specialization".) A plan
-is specialized to an ArgumentSpec: for each tensor among the inputs, and inside input tuples, whether it is
-defined, its dtype, rank, requires_grad (only while grad mode is on) and device; an Optional input given None is
-typed NoneType. The spec keys a thread-safe cache of ExecutionPlans (together with the default dtype and whether
-autocast is on, which decide the dtypes shape propagation infers); calls find their plan by a cheaper key that
-decides the spec (see get_plan). On a miss the graph is copied, its input types are refined to what the spec
-knows, the optimization pipeline runs, and the result is compiled to Code:
+(seed: jit-overview.md "Graph Executor", "Specialization"; pytorch-ir-2018.md "Graph specialization".) A plan is
+specialized to an ArgumentSpec: for each tensor among the inputs, and inside input tuples, whether it is defined, its
+dtype, rank, requires_grad (only while grad mode is on) and device; an Optional input given None is typed NoneType. The
+spec keys a thread-safe cache of ExecutionPlans (together with the default dtype and whether autocast is on, which
+decide the dtypes shape propagation infers); calls find their plan by a cheaper key that decides the spec (call_key),
+and most calls not even by that: the executor's `run` is the entry of the last plan it ran, a generated function testing
+that the inputs still have that plan's key (plan_entry). On a miss the graph is copied, its input types are refined to
+what the spec knows, the optimization pipeline runs, and the result is generated as a Python function
+(generated_plan.py; the interpreter's Code for graphs that fork or wait):
 
     graph(%x : Tensor, %n : int)      --  torch.rand(2, 3), 4  -->      graph(%x : Float(*, *, device=cpu), %n : int)
 
@@ -73,7 +75,7 @@ def _spec_of(value: Any, grad_enabled: bool) -> Any:
     return UNDEFINED if value is None else None
 
 
-# What GraphExecutor.get_plan computes per call instead of the ArgumentSpec, much faster: per input a tuple
+# What GraphExecutor.run computes instead of the ArgumentSpec when its entry misses, much faster: per input a tuple
 # (dtype, rank, requires_grad, device) for a tensor, the keys of its elements for a tuple, UNDEFINED for None and
 # None for other values, plus whether grad mode is on, the default dtype and whether autocast is on. The key
 # decides the spec (which gates requires_grad by grad mode), so a plan found by key is the plan for the spec.
@@ -81,7 +83,7 @@ _Tensor = torch.Tensor
 
 
 def _call_key_of(value: Any) -> Any:
-    """An input's part of the call key, for anything but a plain torch.Tensor (get_plan does those inline)."""
+    """An input's part of the call key, for anything but a plain torch.Tensor (call_key does those inline)."""
     if isinstance(value, torch.Tensor):
         return value.dtype, value.ndim, value.requires_grad, value.device
     if isinstance(value, tuple):

@@ -1,5 +1,9 @@
 """The interpreter: Code, a Graph compiled to a linear instruction list, and InterpreterState, one run of it.
 
+Plans normally run as generated Python functions (generated_plan.py); the interpreter runs the plans that fork
+or wait (a state can suspend at a wait and resume on another thread), FusionGroup fallbacks, and every plan while
+TSJIT_INTERPRETER=1, for debugging and as the reference the generated plans are tested against.
+
 (seed: jit-overview.md "Interpreter", pytorch-ir-2018.md "JIT interpreter bytecode".) Every value has a
 register. An instruction reads input registers, runs its operation and writes output registers; an input that
 is the last use of its value is *moved*: its register is cleared as soon as the instruction has read it, so

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 import timeit
 from collections.abc import Callable
 
@@ -35,13 +36,15 @@ import torch
 
 from bench import programs
 
+TIMER: list[Callable[[], float]] = [time.perf_counter]  # --cpu-time: time.process_time (not for fork4)
+
 
 def best_time(variants: dict[str, Callable[[], object]], number: int, rounds: int) -> dict[str, float]:
     """Seconds per call of each variant: the fastest of `rounds` interleaved rounds of `number` calls."""
     best = {name: float("inf") for name in variants}
     for _ in range(rounds):
         for name, run in variants.items():
-            best[name] = min(best[name], timeit.timeit(run, number=number) / number)
+            best[name] = min(best[name], timeit.Timer(run, timer=TIMER[0]).timeit(number=number) / number)
     return best
 
 
@@ -141,8 +144,12 @@ def main() -> None:
     parser.add_argument("--only", choices=list(benchmarks), help="run one benchmark")
     parser.add_argument("--no-compile", action="store_true", help="leave out torch.compile (slow to compile)")
     parser.add_argument("--threads", type=int, help="torch.set_num_threads (less noise on a busy machine)")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time the process's CPU time, not wall time (steadier while other processes run)")
     options = parser.parse_args()
     rounds = options.rounds
+    if options.cpu_time:
+        TIMER[0] = time.process_time
     if options.threads:
         torch.set_num_threads(options.threads)
     if options.no_compile:
@@ -153,6 +160,7 @@ def main() -> None:
         if options.only in (None, name):
             if name == "fork":
                 torch.set_num_threads(1)  # fork's is the only parallelism
+                TIMER[0] = time.perf_counter  # forks gain wall time, not CPU time
             run(rounds)
 
 

@@ -311,12 +311,18 @@ class GraphExecutor:
         return future
 
     def _start(self, inputs: Sequence[Any], future: Future) -> None:
+        """On a pool thread: a generated plan runs to completion (it never waits itself; a callee that waits blocks
+        while its thread runs other tasks); an interpreted one suspends at waits on unfinished futures."""
         try:
-            state = InterpreterState(self.get_plan(inputs).code, inputs)
+            plan = self.get_plan(inputs)
+            if plan.generated is None:
+                InterpreterState(plan.code, inputs).run_async(future)  # which completes the future itself
+                return
+            result = plan.run(*inputs)
         except Exception as error:
             future.set_exception(error)
             return
-        state.run_async(future)
+        future.set_result(result)
 
     def get_plan(self, inputs: Sequence[Any]) -> ExecutionPlan:
         """The plan for these inputs. Every call computes the cheap `call_key`; only a key not seen before

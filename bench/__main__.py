@@ -4,7 +4,7 @@ Each benchmark runs every variant in interleaved rounds and keeps each variant's
 from other processes hits all variants alike. Numbers are for reading, never for asserting.
 
 - chain100: 100 elementwise ops (unary, and binary with a second input) on 4-element tensors. Almost all of
-  the time is per-op overhead: this measures the interpreter. Target: tsjit at most 1.3x eager.
+  the time is per-op overhead, which fusion removes. Target: tsjit at most 0.2x eager.
 - fork4: four calls of a matmul-heavy function (ten 256x256 matmuls each, on four different inputs), forked
   and waited for, against the same four calls made one after another. Intra-op threads are set to 1, so the
   only parallelism is fork's. Target: forked at most 0.75x serial on 2 cores. torch.compile has no fork; it
@@ -12,6 +12,10 @@ from other processes hits all variants alike. Numbers are for reading, never for
 - lstm: the seeds' LSTM cell (batch 3, 10 inputs, 20 hidden) from Python source. "tsjit script" is the scripted
   function users call; "tsjit" and "tsjit unoptimized" run its graph on Functions directly, with the executor's
   optimization pipeline on and off, so those two rows show what the pipeline gains.
+- lstm1x64, pointwise, lstm32: what a call costs on small tensors, through the scripted function users call
+  ("tsjit script": binding, plan entry, generated plan). lstm1x64 is the cell at batch 1, 64 inputs, 64 hidden;
+  pointwise five elementwise ops on 8 elements (targets: at most 1.0x eager); lstm32 a scripted loop calling the
+  cell over 32 time steps (target: at most torch.jit's time).
 - mlp: Linear/BatchNorm1d/ReLU twice (batch 16, 32-64-32 features), scripted as modules, eval mode:
   BatchNorm1d's `input.dim()` checks are what the pipeline removes (the tsjit rows as in lstm).
 - encoder: nn.TransformerEncoderLayer in eval mode; with the masks None, the pipeline removes the checks and
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 import timeit
 from collections.abc import Callable
 
@@ -34,13 +39,15 @@ import torch
 from bench import programs
 from bench.first_call import bench_first_call
 
+TIMER: list[Callable[[], float]] = [time.perf_counter]  # --cpu-time: time.process_time (not for fork4)
+
 
 def best_time(variants: dict[str, Callable[[], object]], number: int, rounds: int) -> dict[str, float]:
     """Seconds per call of each variant: the fastest of `rounds` interleaved rounds of `number` calls."""
     best = {name: float("inf") for name in variants}
     for _ in range(rounds):
         for name, run in variants.items():
-            best[name] = min(best[name], timeit.timeit(run, number=number) / number)
+            best[name] = min(best[name], timeit.Timer(run, timer=TIMER[0]).timeit(number=number) / number)
     return best
 
 
@@ -51,20 +58,22 @@ def report(title: str, times: dict[str, float], baseline: str) -> None:
         print(f"  {name:<24} {seconds * 1e6:>10.1f}us {seconds / times[baseline]:>18.3f}")
 
 
+SKIPPED_VARIANTS: set[str] = set()  # --no-compile adds "torch.compile" (inductor compiles for tens of seconds)
+
+
+def selected(variants: dict[str, Callable]) -> dict[str, Callable]:
+    return {name: run for name, run in variants.items() if not any(s in name for s in SKIPPED_VARIANTS)}
+
+
 def bench_chain(rounds: int) -> None:
-    x, y = torch.randn(4), torch.randn(4)
-    eager, compiled, scripted, function = programs.chain_variants()
-    for run in (eager, compiled, scripted, function):
-        torch.testing.assert_close(run(x, y), eager(x, y))
-    times = best_time({"eager": lambda: eager(x, y), "torch.compile": lambda: compiled(x, y),
-                       "torch.jit": lambda: scripted(x, y), "tsjit": lambda: function(x, y)},
-                      number=200, rounds=rounds)
-    report("chain100: 100 elementwise ops on 4-element tensors (target: tsjit <= 1.3x eager)", times, "eager")
+    torch.manual_seed(0)
+    bench_variants("chain100: 100 elementwise ops on 4-element tensors (target: tsjit <= 0.2x eager)",
+                   programs.chain_variants(), (torch.randn(4), torch.randn(4)), 200, rounds)
 
 
 def bench_fork(rounds: int) -> None:
     inputs, b = [torch.randn(256, 256) / 16 for _ in range(4)], torch.randn(256, 256) / 16
-    variants = programs.fork_variants()
+    variants = selected(programs.fork_variants())
     expected = variants["eager serial"](*inputs, b=b)
     for run in variants.values():
         torch.testing.assert_close(run(*inputs, b=b), expected)
@@ -76,6 +85,7 @@ def bench_fork(rounds: int) -> None:
 
 def bench_variants(title: str, variants: dict[str, Callable], args: tuple, number: int, rounds: int) -> None:
     """Check every variant against eager, then time them."""
+    variants = selected(variants)
     expected = variants["eager"](*args)
     for run in variants.values():
         torch.testing.assert_close(run(*args), expected)
@@ -93,6 +103,30 @@ def bench_lstm(rounds: int) -> None:
     bench_variants("lstm: the seeds' LSTM cell, batch 3, 10 -> 20", programs.lstm_variants(), args, 500, rounds)
 
 
+def lstm_arguments(batch: int, features: int, hidden: int, steps: int | None = None) -> tuple:
+    torch.manual_seed(0)
+    x = torch.randn(batch, features) if steps is None else torch.randn(steps, batch, features)
+    return (x, torch.randn(batch, hidden), torch.randn(batch, hidden), torch.randn(4 * hidden, features),
+            torch.randn(4 * hidden, hidden), torch.randn(4 * hidden), torch.randn(4 * hidden))
+
+
+def bench_lstm_1x64(rounds: int) -> None:
+    bench_variants("lstm cell 1x64: batch 1, 64 -> 64 (target: tsjit script <= 1.0x eager)",
+                   programs.script_variants(programs.lstm_cell), lstm_arguments(1, 64, 64), 500, rounds)
+
+
+def bench_pointwise(rounds: int) -> None:
+    torch.manual_seed(0)
+    bench_variants("pointwise on 8 elements: 5 elementwise ops (target: tsjit script <= 1.0x eager)",
+                   programs.script_variants(programs.pointwise), (torch.randn(8), torch.randn(8)), 1000, rounds)
+
+
+def bench_lstm_steps(rounds: int) -> None:
+    bench_variants("lstm over 32 steps: a scripted loop calling the cell, batch 1, 64 -> 64 "
+                   "(target: tsjit script <= torch.jit)", programs.script_variants(programs.lstm_steps),
+                   lstm_arguments(1, 64, 64, steps=32), 30, rounds)
+
+
 def bench_mlp(rounds: int) -> None:
     torch.manual_seed(0)
     bench_variants("mlp: (Linear, BatchNorm1d, ReLU) x 2 modules, batch 16",
@@ -108,18 +142,29 @@ def bench_encoder(rounds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=15, help="interleaved rounds per benchmark")
-    parser.add_argument("--only", choices=["chain", "lstm", "mlp", "encoder", "fork", "first_call"],
-                        help="run one benchmark")
+    benchmarks = {"chain": bench_chain, "lstm": bench_lstm, "lstm1x64": bench_lstm_1x64, "pointwise": bench_pointwise,
+                  "lstm32": bench_lstm_steps, "mlp": bench_mlp, "encoder": bench_encoder, "fork": bench_fork,
+                  "first_call": bench_first_call}
+    parser.add_argument("--only", choices=list(benchmarks), help="run one benchmark")
+    parser.add_argument("--no-compile", action="store_true", help="leave out torch.compile (slow to compile)")
+    parser.add_argument("--threads", type=int, help="torch.set_num_threads (less noise on a busy machine)")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time the process's CPU time, not wall time (steadier while other processes run)")
     options = parser.parse_args()
     rounds = options.rounds
+    if options.cpu_time:
+        TIMER[0] = time.process_time
+    if options.threads:
+        torch.set_num_threads(options.threads)
+    if options.no_compile:
+        SKIPPED_VARIANTS.add("torch.compile")
     print(f"torch {torch.__version__}, {os.cpu_count()} cores, {torch.get_num_interop_threads()} inter-op threads, "
           f"load average {os.getloadavg()[0]:.1f} (other processes make every number noisier)")
-    benchmarks = {"chain": bench_chain, "lstm": bench_lstm, "mlp": bench_mlp, "encoder": bench_encoder,
-                  "fork": bench_fork, "first_call": bench_first_call}
     for name, run in benchmarks.items():
         if options.only in (None, name):
             if name == "fork":
                 torch.set_num_threads(1)  # fork's is the only parallelism
+                TIMER[0] = time.perf_counter  # forks gain wall time, not CPU time
             run(rounds)
 
 

@@ -25,7 +25,7 @@ def chain_source(length: int = len(CHAIN)) -> str:
     return "\n".join(source + ["    return x\n"])
 
 
-def chain_variants() -> tuple[Callable, Callable, Callable, Function]:
+def chain_variants() -> dict[str, Callable]:
     graph = ["graph(%x : Tensor, %y : Tensor):", "  %one : int = prim::Constant[value=1]()"]
     previous = "x"
     for i, op in enumerate(CHAIN):
@@ -36,7 +36,8 @@ def chain_variants() -> tuple[Callable, Callable, Callable, Function]:
     source = chain_source()
     eager = _eager("chain", source)
     scripted = torch.jit.CompilationUnit(source).chain
-    return eager, torch.compile(eager), scripted, Function("chain", parse_ir("\n".join(graph)))
+    return {"eager": eager, "torch.compile": torch.compile(eager), "torch.jit": scripted,
+            "tsjit": Function("chain", parse_ir("\n".join(graph)))}
 
 
 def _eager(name: str, source: str) -> Callable:
@@ -120,6 +121,28 @@ def lstm_variants() -> dict[str, Callable]:
     return {"eager": lstm_cell, "torch.compile": torch.compile(lstm_cell), "torch.jit": torch.jit.script(lstm_cell),
             "tsjit script": scripted, "tsjit": Function("lstm_cell", graph.copy()),
             "tsjit unoptimized": Function("lstm_cell", graph.copy(), optimize=False)}
+
+
+def script_variants(function: Callable) -> dict[str, Callable]:
+    """A Python function four ways (eager, torch.compile, torch.jit, tsjit): what users call, for workloads
+    where per-call overhead is the question."""
+    import tsjit
+
+    return {"eager": function, "torch.compile": torch.compile(function), "torch.jit": torch.jit.script(function),
+            "tsjit script": tsjit.script(function)}
+
+
+# pointwise: a few elementwise ops on tiny tensors, where a call costs nothing but its overhead
+def pointwise(x, y):
+    z = torch.sigmoid(x * y + x)
+    return torch.tanh(z) * y - x
+
+
+# lstm steps: the cell called from a scripted loop over time (the call inlined, the loop run by the plan)
+def lstm_steps(xs, hx, cx, w_ih, w_hh, b_ih, b_hh):
+    for t in range(xs.size(0)):
+        hx, cx = lstm_cell(xs[t], hx, cx, w_ih, w_hh, b_ih, b_hh)
+    return hx, cx
 
 
 # mlp: nn modules whose forward checks its input (BatchNorm1d's dim check), scripted as modules

@@ -56,6 +56,7 @@ class ScriptFunction:
         self.python_function = python_function
         self._runtime = None
         self._binder: ArgumentBinder | None = None  # made on the first call (compiling the schema)
+        self._entry = None  # see _call
         self._lock = threading.Lock()
         if python_function is not None:
             self.__doc__ = python_function.__doc__
@@ -87,14 +88,30 @@ class ScriptFunction:
         return self.graph_function.schema
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        entry = self._entry
+        if entry is not None and not kwargs and get_tracing_state() is None:
+            return entry(args)
+        return self._call(args, kwargs)
+
+    def _call(self, args: tuple | list, kwargs: dict) -> Any:
+        """A call through the binder. For a schema whose every argument is a Tensor and whose result is a Tensor
+        or a tuple of them, it installs `_entry`: the plan's entry (GraphExecutor.entry), which runs the plan for
+        calls with the same call key (then the binder would take the arguments as they are) and comes back
+        here for others."""
         binder = self._binder or self._make_binder()
         inputs = binder.bind(args, kwargs)
         state = get_tracing_state()
         if state is None:
-            return binder.result(self._runtime_function()(*inputs))
+            function = self._runtime_function()
+            if binder.direct and len(args) == len(inputs):
+                self._entry = function.executor.entry(inputs, self._call_positionally)
+            return binder.result(function(*inputs))
         # inside a trace, a scripted callee stays a call and keeps its control flow (seed: "Tracer")
         run = lambda: binder.result(self._runtime_function()(*inputs))
         return state.record_function_call(self.graph_function, inputs, run)
+
+    def _call_positionally(self, args: tuple | list) -> Any:
+        return self._call(args, {})
 
     def _make_binder(self) -> ArgumentBinder:
         self._binder = ArgumentBinder(self.schema)
@@ -153,6 +170,8 @@ class ArgumentBinder:
         self._known: dict[tuple[type, ...], tuple[tuple, tuple[int, ...]]] = {}  # classes -> (defaults, to float)
         self._return_type = schema.returns[0].type
         self._plain_result = not _holds_named_type(self._return_type)
+        # calls of tensors only need no binding: each tensor is taken as it is, and so is a result of tensors
+        self.direct = all(type(a.type) is T.TensorType for a in schema.arguments) and _tensors_only(self._return_type)
 
     def bind(self, args: tuple, kwargs: dict) -> list[Any]:
         """The graph's inputs for a call (what bind_arguments returns; its errors, too)."""
@@ -186,6 +205,13 @@ class ArgumentBinder:
         if self._plain_result and not isinstance(value, Object):
             return value
         return from_script_value(value, self._return_type)
+
+
+def _tensors_only(type_: T.Type) -> bool:
+    """Whether `type_` is Tensor or a tuple of Tensors."""
+    if isinstance(type_, T.TupleType):
+        return all(type(t) is T.TensorType for t in type_.elements)
+    return type(type_) is T.TensorType
 
 
 def _is_plain(cls: type) -> bool:

@@ -1,10 +1,12 @@
-"""Running graphs: the interpreter (Code, InterpreterState), the graph executor (ArgumentSpec, ExecutionPlan),
-futures for fork and wait, and the runtime's Function, Method and Object.
+"""Running graphs: generated plans, the interpreter (Code, InterpreterState), the graph executor (ArgumentSpec,
+ExecutionPlan), futures for fork and wait, and the runtime's Function, Method and Object.
 
 - `operations.py`: the callable each node runs, resolved once per node.
 - `last_uses.py`: where each value dies (moves and drops).
-- `interpreter.py`: Code (a graph as a linear instruction list) and InterpreterState (registers, frames, pc).
-- `graph_executor.py`: ArgumentSpec, the cache of ExecutionPlans, the slots of the optimization pipeline.
+- `generated_plan.py`: a plan as one generated Python function (locals, direct calls, if/for/while).
+- `interpreter.py`: Code (a graph as a linear instruction list) and InterpreterState (registers, frames, pc), for
+  plans that fork or wait and for TSJIT_INTERPRETER=1.
+- `graph_executor.py`: ArgumentSpec, the cache of ExecutionPlans and their entries, the optimization pipeline.
 - `futures.py`: Future, the thread pool, `fork` and `wait`.
 - `function.py`: Function, a graph and its executor.
 - `objects.py`: Object (class instances and modules at run time) and Method.

@@ -1,12 +1,14 @@
 """The graph executor: specializes a graph to its inputs, optimizes it, and caches the compiled result.
 
-(seed: jit-overview.md "Graph Executor", "Specialization"; pytorch-ir-2018.md "Graph specialization".) A plan
-is specialized to an ArgumentSpec: for each tensor among the inputs, and inside input tuples, whether it is
-defined, its dtype, rank, requires_grad (only while grad mode is on) and device; an Optional input given None is
-typed NoneType. The spec keys a thread-safe cache of ExecutionPlans (together with the default dtype and whether
-autocast is on, which decide the dtypes shape propagation infers); calls find their plan by a cheaper key that
-decides the spec (see get_plan). On a miss the graph is copied, its input types are refined to what the spec
-knows, the optimization pipeline runs, and the result is compiled to Code:
+(seed: jit-overview.md "Graph Executor", "Specialization"; pytorch-ir-2018.md "Graph specialization".) A plan is
+specialized to an ArgumentSpec: for each tensor among the inputs, and inside input tuples, whether it is defined, its
+dtype, rank, requires_grad (only while grad mode is on) and device; an Optional input given None is typed NoneType. The
+spec keys a thread-safe cache of ExecutionPlans (together with the default dtype and whether autocast is on, which
+decide the dtypes shape propagation infers); calls find their plan by a cheaper key that decides the spec (call_key),
+and most calls not even by that: the executor's `run` is the entry of the last plan it ran, a generated function testing
+that the inputs still have that plan's key (plan_entry). On a miss the graph is copied, its input types are refined to
+what the spec knows, the optimization pipeline runs, and the result is generated as a Python function
+(generated_plan.py; the interpreter's Code for graphs that fork or wait):
 
     graph(%x : Tensor, %n : int)      --  torch.rand(2, 3), 4  -->      graph(%x : Float(*, *, device=cpu), %n : int)
 
@@ -26,6 +28,7 @@ from typing import Any, NamedTuple
 
 import torch
 
+from tsjit.errors import RuntimeTsjitError
 from tsjit.ir.graph import Graph
 from tsjit.ir.types import NoneType, OptionalType, TensorType, TupleType, Type
 from tsjit.passes.common_subexpression_elimination import eliminate_common_subexpression
@@ -40,6 +43,7 @@ from tsjit.passes.peephole import peephole_optimize
 from tsjit.passes.shape_analysis import may_change_tensor_metadata, propagate_shapes
 from tsjit.passes.specialize_autograd_zero import specialize_autograd_zero
 from tsjit.runtime.futures import Future, submit
+from tsjit.runtime.generated_plan import generate_plan
 from tsjit.runtime.interpreter import Code, InterpreterState
 
 
@@ -71,7 +75,7 @@ def _spec_of(value: Any, grad_enabled: bool) -> Any:
     return UNDEFINED if value is None else None
 
 
-# What GraphExecutor.get_plan computes per call instead of the ArgumentSpec, much faster: per input a tuple
+# What GraphExecutor.run computes instead of the ArgumentSpec when its entry misses, much faster: per input a tuple
 # (dtype, rank, requires_grad, device) for a tensor, the keys of its elements for a tuple, UNDEFINED for None and
 # None for other values, plus whether grad mode is on, the default dtype and whether autocast is on. The key
 # decides the spec (which gates requires_grad by grad mode), so a plan found by key is the plan for the spec.
@@ -79,12 +83,74 @@ _Tensor = torch.Tensor
 
 
 def _call_key_of(value: Any) -> Any:
-    """An input's part of the call key, for anything but a plain torch.Tensor (get_plan does those inline)."""
+    """An input's part of the call key, for anything but a plain torch.Tensor (call_key does those inline)."""
     if isinstance(value, torch.Tensor):
         return value.dtype, value.ndim, value.requires_grad, value.device
     if isinstance(value, tuple):
         return tuple(_call_key_of(element) for element in value)
     return UNDEFINED if value is None else None
+
+
+def call_key(inputs: Sequence[Any]) -> tuple:
+    """The call key of these inputs (see above)."""
+    return (tuple([(v.dtype, v.ndim, v.requires_grad, v.device) if type(v) is _Tensor else _call_key_of(v)
+                   for v in inputs]),
+            torch.is_grad_enabled(), torch.get_default_dtype(), torch._C._is_any_autocast_enabled())
+
+
+def plan_entry(key: tuple, run: Callable[..., Any], miss: Callable[[Sequence[Any]], Any]) -> Callable | None:
+    """A generated `entry(inputs)` that calls `run(*inputs)` when the inputs' call key is `key`, else `miss(inputs)`,
+    deciding it by tests instead of building the key: for two float matrices, with grad mode on,
+
+        def entry(inputs):
+            if len(inputs) == 2:
+                x0, x1 = inputs
+                if (type(x0) is Tensor and x0.dtype is dtype0 and x0.ndim == 2 and x0.requires_grad is False
+                        and x0.is_cpu and type(x1) is Tensor and ... and is_grad_enabled() is True
+                        and get_default_dtype() is default_dtype and is_any_autocast_enabled() is False):
+                    return run(x0, x1)
+            return miss(inputs)
+
+    None when an input is a tuple (such calls keep building the key). A tensor of a Tensor subclass misses (its
+    key is the same, so `miss` finds the same plan, only slower)."""
+    parts, grad, default_dtype, autocast = key
+    namespace: dict[str, Any] = {"Tensor": _Tensor, "run": run, "miss": miss, "default_dtype": default_dtype,
+                                 "is_grad_enabled": torch.is_grad_enabled, "get_default_dtype": torch.get_default_dtype,
+                                 "is_any_autocast_enabled": torch._C._is_any_autocast_enabled,
+                                 "tensor_or_tuple": (_Tensor, tuple)}
+    tests = []
+    for k, part in enumerate(parts):
+        test = _input_test(f"x{k}", part, namespace)
+        if test is None:
+            return None
+        tests.append(test)
+    tests += [f"is_grad_enabled() is {grad}", "get_default_dtype() is default_dtype",
+              f"is_any_autocast_enabled() is {autocast}"]
+    names = "".join(f"x{k}, " for k in range(len(parts)))
+    source = "\n".join([
+        "def entry(inputs):",
+        f"    if len(inputs) == {len(parts)}:",
+        f"        {names or '_'} = inputs" if parts else "        pass",
+        f"        if {' and '.join(tests)}:",
+        f"            return run({names})",
+        "    return miss(inputs)"])
+    exec(compile(source, "<tsjit plan entry>", "exec"), namespace)
+    return namespace["entry"]
+
+
+def _input_test(name: str, part: Any, namespace: dict[str, Any]) -> str | None:
+    """The test that an input's key part is `part`, or None for a tuple input."""
+    if part is UNDEFINED:
+        return f"{name} is None"
+    if part is None:
+        return f"not isinstance({name}, tensor_or_tuple) and {name} is not None"
+    if not isinstance(part[0], torch.dtype):
+        return None
+    dtype, rank, requires_grad, device = part
+    namespace[f"dtype_{name}"], namespace[f"device_{name}"] = dtype, device
+    on_device = f"{name}.is_cpu" if device.type == "cpu" else f"{name}.device == device_{name}"
+    return (f"type({name}) is Tensor and {name}.dtype is dtype_{name} and {name}.ndim == {rank} "
+            f"and {name}.requires_grad is {requires_grad} and {on_device}")
 
 
 def specialize_types(graph: Graph, spec: ArgumentSpec) -> None:
@@ -175,15 +241,35 @@ def optimize_graph(graph: Graph) -> None:
 
 
 # ---- the executor ----------------------------------------------------------------------------------------------
-class ExecutionPlan(NamedTuple):
-    """A graph specialized to one ArgumentSpec, and its Code."""
+class ExecutionPlan:
+    """A graph specialized to one ArgumentSpec. `run(*inputs)` runs it: its generated Python function
+    (generated_plan.py), or the interpreter for graphs that fork or wait, and for all while TSJIT_INTERPRETER=1.
+    Its Code, for the interpreter, is compiled on first use."""
 
-    graph: Graph
-    code: Code
+    __slots__ = ("graph", "generated", "run", "_code")
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self._code: Code | None = None
+        self.generated = generate_plan(graph)
+        self.run: Callable[..., Any] = self.generated.function if self.generated is not None else self.interpret
+
+    @property
+    def code(self) -> Code:
+        if self._code is None:
+            self._code = Code(self.graph)
+        return self._code
+
+    def interpret(self, *inputs: Any) -> Any:
+        """Run the plan in the interpreter."""
+        return InterpreterState(self.code, inputs).run()
+
+
+_NO_ENTRY = object()
 
 
 class GraphExecutor:
-    """Runs a graph: picks (or builds) the ExecutionPlan for the inputs' ArgumentSpec, then interprets it."""
+    """Runs a graph: picks (or builds) the ExecutionPlan for the inputs' ArgumentSpec, then runs it."""
 
     def __init__(self, graph: Graph, optimize: bool = True):
         self.graph = graph
@@ -191,10 +277,32 @@ class GraphExecutor:
         self._plans: dict[tuple, ExecutionPlan] = {}  # by (spec, default dtype, autocast on)
         self._plans_by_call_key: dict[tuple, ExecutionPlan] = {}  # the same plans by call_key (see get_plan)
         self._lock = threading.RLock()  # a same-thread re-entry fails loudly instead of hanging
+        self._entries: dict[Any, Callable | None] = {}  # plan_entry by call key (and by miss, see entry())
 
     def run(self, inputs: Sequence[Any]) -> Any:
-        """The graph's result for `inputs` (one value, a tuple for several outputs, None for none)."""
-        return InterpreterState(self.get_plan(inputs).code, inputs).run()
+        """The graph's result for `inputs` (one value, a tuple for several outputs, None for none).
+
+        The first call replaces this method, on the instance, by the entry of its plan (`plan_entry`): later
+        calls with the same call key go straight to that plan; others come back here and install their own."""
+        key = call_key(inputs)
+        plan = self._plans_by_call_key.get(key) or self._plan_for_call_key(key, inputs)
+        entry = self._entries.get(key, _NO_ENTRY)
+        if entry is _NO_ENTRY:
+            entry = self._entries[key] = plan_entry(key, plan.run, self._run_by_key)
+        self.__dict__["run"] = entry or self._run_by_key
+        return plan.run(*inputs)
+
+    _run_by_key = run  # the entries' `miss`
+
+    def entry(self, inputs: Sequence[Any], miss: Callable[[Sequence[Any]], Any]) -> Callable | None:
+        """An entry (`plan_entry`) to the plan for these inputs' call key that calls `miss` on other keys, for callers
+        with a check of their own to do first (ScriptFunction binds arguments against its schema)."""
+        key = call_key(inputs)
+        plan = self._plans_by_call_key.get(key) or self._plan_for_call_key(key, inputs)
+        entry = self._entries.get((key, miss), _NO_ENTRY)
+        if entry is _NO_ENTRY:
+            entry = self._entries[(key, miss)] = plan_entry(key, plan.run, miss)
+        return entry
 
     def run_async(self, inputs: Sequence[Any]) -> Future:
         """Start running on a pool thread; the Future completes with the result (or the error)."""
@@ -203,19 +311,23 @@ class GraphExecutor:
         return future
 
     def _start(self, inputs: Sequence[Any], future: Future) -> None:
+        """On a pool thread: a generated plan runs to completion (it never waits itself; a callee that waits blocks
+        while its thread runs other tasks); an interpreted one suspends at waits on unfinished futures."""
         try:
-            state = InterpreterState(self.get_plan(inputs).code, inputs)
+            plan = self.get_plan(inputs)
+            if plan.generated is None:
+                InterpreterState(plan.code, inputs).run_async(future)  # which completes the future itself
+                return
+            result = plan.run(*inputs)
         except Exception as error:
             future.set_exception(error)
             return
-        state.run_async(future)
+        future.set_result(result)
 
     def get_plan(self, inputs: Sequence[Any]) -> ExecutionPlan:
         """The plan for these inputs. Every call computes the cheap `call_key`; only a key not seen before
         computes the ArgumentSpec (which several keys may share) and, for a new spec, compiles a plan."""
-        key = (tuple([(v.dtype, v.ndim, v.requires_grad, v.device) if type(v) is _Tensor else _call_key_of(v)
-                      for v in inputs]),
-               torch.is_grad_enabled(), torch.get_default_dtype(), torch._C._is_any_autocast_enabled())
+        key = call_key(inputs)
         plan = self._plans_by_call_key.get(key)
         return plan if plan is not None else self._plan_for_call_key(key, inputs)
 
@@ -225,6 +337,8 @@ class GraphExecutor:
         return {spec: plan for (spec, *_), plan in self._plans.items()}
 
     def _plan_for_call_key(self, call_key: tuple, inputs: Sequence[Any]) -> ExecutionPlan:
+        if len(inputs) != len(self.graph.inputs):  # checked once per key: the key's length is the inputs' count
+            raise RuntimeTsjitError(f"the graph takes {len(self.graph.inputs)} inputs, got {len(inputs)}")
         plan = self._compile((create_argument_spec(inputs), *call_key[2:]))
         self._plans_by_call_key[call_key] = plan
         return plan
@@ -236,5 +350,5 @@ class GraphExecutor:
                 specialize_types(graph, key[0])
                 if self.optimize:
                     optimize_graph(graph)
-                self._plans[key] = ExecutionPlan(graph, Code(graph))
+                self._plans[key] = ExecutionPlan(graph)
             return self._plans[key]

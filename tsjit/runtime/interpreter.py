@@ -1,5 +1,9 @@
 """The interpreter: Code, a Graph compiled to a linear instruction list, and InterpreterState, one run of it.
 
+Plans normally run as generated Python functions (generated_plan.py); the interpreter runs the plans that fork
+or wait (a state can suspend at a wait and resume on another thread), FusionGroup fallbacks, and every plan while
+TSJIT_INTERPRETER=1, for debugging and as the reference the generated plans are tested against.
+
 (seed: jit-overview.md "Interpreter", pytorch-ir-2018.md "JIT interpreter bytecode".) Every value has a
 register. An instruction reads input registers, runs its operation and writes output registers; an input that
 is the last use of its value is *moved*: its register is cleared as soon as the instruction has read it, so
@@ -201,7 +205,7 @@ class _Emitter:
         elif node.kind is prim.fork:
             self.emit(OP, node, self.read_all(node), self.outputs_of(node), operation=_subgraph(node).run_async)
         elif node.kind in _CALL_KINDS or node.kind in SUBGRAPH_KINDS:
-            self.emit(CALL, node, self.read_all(node), self.outputs_of(node), operation=_callee_finder(node))
+            self.emit(CALL, node, self.read_all(node), self.outputs_of(node), operation=callee_finder(node))
         else:
             self.emit_operation(node)
 
@@ -272,7 +276,7 @@ def _subgraph(node: Node):
     return Function(f"{node.kind.name}_subgraph", node.g("Subgraph"))
 
 
-def _callee_finder(node: Node) -> Callable[[list], tuple[Any, list]]:
+def callee_finder(node: Node) -> Callable[[list], tuple[Any, list]]:
     """For a CALL: which function runs, and with which arguments, given the node's input values."""
     if node.kind is prim.CallFunction:
         return lambda values: (values[0], values[1:])
@@ -605,12 +609,7 @@ class InterpreterState:
 
     def _error(self, error: Exception) -> InterpreterError:
         """An InterpreterError naming the failing node and the calls leading to it."""
-        nodes = [frame.code.instructions[frame.pc].node for frame in reversed(self.frames)]
-        lines = [str(error), f"  at {describe_node(nodes[0])}"]
-        lines += [f"  called from {describe_node(node)}" for node in nodes[1:]]
-        interpreter_error = error_class(type(error))("\n".join(lines))
-        interpreter_error.node = nodes[0]
-        return interpreter_error
+        return node_error(error, [frame.code.instructions[frame.pc].node for frame in reversed(self.frames)])
 
 
 def graph_result(outputs: tuple) -> Any:
@@ -629,6 +628,20 @@ def _execute(frame: Frame) -> Instruction:
     finally:
         frame.pc = pc if pc >= 0 else ~pc
     return frame.code.instructions[frame.pc]
+
+
+def node_error(error: Exception, nodes: Sequence[Node]) -> InterpreterError:
+    """An InterpreterError for `error` raised by `nodes[0]`, called from `nodes[1]`, ...: the original message,
+    the failing node, the user's source line where the node has one, and the calls leading to it (the generated
+    plans of generated_plan.py raise the same)."""
+    lines = [str(error), f"  at {describe_node(nodes[0])}"]
+    if nodes[0].source_range is not None:
+        lines.append(nodes[0].source_range.highlight(context=0).rstrip("\n"))
+    lines += [f"  called from {describe_node(node)}" for node in nodes[1:]]
+    interpreter_error = error_class(type(error))("\n".join(lines))
+    interpreter_error.node = nodes[0]
+    interpreter_error.__cause__ = error
+    return interpreter_error
 
 
 def describe_node(node: Node) -> str:

@@ -47,3 +47,16 @@ def test_trace_binds_like_torch_jit(function, inputs, other_inputs):
     assert our_kinds(ours.graph) == torch_kinds(theirs.graph)
     for example in [inputs, other_inputs] if other_inputs else [inputs]:
         torch.testing.assert_close(ours(*example), function(*example), rtol=0, atol=0)
+
+
+def test_a_graph_input_tensor_passed_for_an_int_is_converted_after_the_inputs():
+    """A 0-dim tensor input where the schema wants an int (`narrow(x, 0, start, 2)`): its `aten::Int` goes at the
+    top of the graph, since a graph input has no node to follow (found by op_db: narrow, tensor_split, polygamma)."""
+    def narrow(x, start):
+        return torch.narrow(x, 0, start, 2)
+
+    x = torch.randn(5, 3)
+    traced = trace(narrow, (x, torch.tensor(1)))
+    traced.graph.lint()
+    for start in (0, 2, 3):
+        assert torch.equal(traced(x, torch.tensor(start)), narrow(x, torch.tensor(start)))

@@ -357,7 +357,9 @@ class TracingState:
             return self.constant(tensor.item())
         converter, result_type = _NUMBER_CONVERSIONS.get(type(_carried(type_)), _NUMBER_CONVERSIONS[T.NumberType])
         value = self.value_of(tensor)
-        with self.graph.insert_point_guard(value.node.next):  # right after the tensor, as torch.jit places it
+        producer = value.node  # a graph input's prim::Param is not in the node list: its block's first node follows
+        follower = producer.owning_block.return_node.next if producer.kind is prim.Param else producer.next
+        with self.graph.insert_point_guard(follower):  # right after the tensor, as torch.jit places it
             return self.insert(converter, [value], result_type)
 
     # -- sizes --

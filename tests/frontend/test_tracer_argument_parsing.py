@@ -60,3 +60,16 @@ def test_a_graph_input_tensor_passed_for_an_int_is_converted_after_the_inputs():
     traced.graph.lint()
     for start in (0, 2, 3):
         assert torch.equal(traced(x, torch.tensor(start)), narrow(x, torch.tensor(start)))
+
+
+@pytest.mark.parametrize("method", [lambda x, y: x.where(x > 0, y), lambda x, y: x.polygamma(1) + y],
+                         ids=["where", "polygamma"])
+def test_a_method_receiver_binds_to_self_wherever_the_schema_puts_it(method):
+    """`x.where(c, y)` is `where.self(Tensor condition, Tensor self, Tensor other)` and `x.polygamma(n)` is
+    `polygamma(int n, Tensor self)`: the receiver is `self`, not the first argument (found by op_db's method
+    variant: both were traced with their arguments swapped)."""
+    x, y = torch.rand(4) + 0.5, torch.randn(4)
+    traced = trace(method, (x, y))
+    for size in (4, 6):
+        x, y = torch.rand(size) + 0.5, torch.randn(size)
+        torch.testing.assert_close(traced(x, y), method(x, y))

@@ -29,11 +29,12 @@ MISSING = object()  # an argument the Python call left out: the node records the
 _IGNORED_KEYWORDS = frozenset({"requires_grad"})
 
 
-def bind_call(schema: FunctionSchema, args: Sequence[Any], kwargs: dict[str, Any], is_factory: bool
-              ) -> list[Any] | None:
+def bind_call(schema: FunctionSchema, args: Sequence[Any], kwargs: dict[str, Any], is_factory: bool,
+              method: bool = False) -> list[Any] | None:
     """The value of each schema argument for a Python call (MISSING where left out), or None if it does not
-    bind. `is_factory` says the call is a `torch.*` function, whose binding passes the default device."""
-    values = _bind_positional(schema, list(args))
+    bind. `is_factory` says the call is a `torch.*` function, whose binding passes the default device; `method`
+    says `args[0]` is the Tensor the method was called on."""
+    values = _bind_positional(schema, list(args), method)
     if values is None or not _bind_keywords(schema, kwargs, values):
         return None
     _fill_tensor_options(schema, values, is_factory)
@@ -42,21 +43,26 @@ def bind_call(schema: FunctionSchema, args: Sequence[Any], kwargs: dict[str, Any
     return values if all(fits(a, v) for a, v in zip(schema.arguments, values) if v is not MISSING) else None
 
 
-def _bind_positional(schema: FunctionSchema, args: list[Any]) -> list[Any] | None:
-    """Positional values in schema order; trailing integers become the varargs integer list."""
+def _bind_positional(schema: FunctionSchema, args: list[Any], method: bool) -> list[Any] | None:
+    """Positional values in schema order; trailing integers become the varargs integer list. A method's receiver
+    binds to `self` wherever the schema puts it, as PyTorch's argument parser does: `x.where(c, y)` is
+    `where.self(Tensor condition, Tensor self, Tensor other)` with self = x."""
     positional = [a for a in schema.arguments if not a.kwarg_only]
+    order = list(range(len(positional)))
+    receiver = schema.argument_index("self") if method else None
+    if receiver is not None and receiver in order:
+        order.remove(receiver)
+        order.insert(0, receiver)
     values: list[Any] = [MISSING] * len(schema.arguments)
     varargs = _varargs_index(positional)
-    index = 0
-    while args:
-        if index >= len(positional):
-            return None
+    for index in order:
+        if not args:
+            break
         if index == varargs and is_int_like(args[0]) and len(args) > 1:
             values[index], args = list(args), []
         else:
             values[index] = args.pop(0)
-        index += 1
-    return values
+    return None if args else values
 
 
 def _varargs_index(positional: list[Argument]) -> int | None:

@@ -88,7 +88,9 @@ class SourceLocation(NamedTuple):
 
     start_line_col = line_col
 
-    def highlight(self) -> str:
+    def highlight(self, context: int = 0) -> str:
+        """The location as `file:line`: a traced node keeps no source text, so there is no context to show (the
+        parameter is SourceRange.highlight's, so that run-time errors render both kinds alike)."""
         return f"{self.filename}:{self.line}"
 
 
@@ -557,7 +559,8 @@ def _run_binding(func: Callable, args: tuple, kwargs: dict, name: str | None) ->
         return func(*args, **kwargs)
     except TypeError:
         for operator in get_operators(Symbol(f"aten::{name}")) if name else ():
-            if bind_call(operator.schema, args, kwargs, not is_tensor_method(func)) is not None:
+            method = is_tensor_method(func)
+            if bind_call(operator.schema, args, kwargs, not method, method) is not None:
                 numbers, keywords = sizes_as_numbers(operator.schema, args, kwargs)
                 return func(*numbers, **keywords)
         raise
@@ -567,9 +570,9 @@ def record_by_name(state: TracingState, name: str, func: Callable, args: tuple, 
                    calls: list[DispatchedCall], result: Any) -> bool:
     """Record `aten::<name>` with the first overload the call binds to; False if none does."""
     probed = _probed_schema(name, calls)
-    is_factory = not is_tensor_method(func)
+    method = is_tensor_method(func)
     for schema in _candidate_schemas(name, probed):
-        values = bind_call(schema, args, kwargs, is_factory)
+        values = bind_call(schema, args, kwargs, not method, method)
         if values is not None and (schema is probed or not numbers_as_tensors(schema, values)):
             state.record_call(schema, values, result)
             return True

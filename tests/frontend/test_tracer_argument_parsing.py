@@ -73,3 +73,19 @@ def test_a_method_receiver_binds_to_self_wherever_the_schema_puts_it(method):
     for size in (4, 6):
         x, y = torch.rand(size) + 0.5, torch.randn(size)
         torch.testing.assert_close(traced(x, y), method(x, y))
+
+
+def test_a_run_time_error_of_a_traced_graph_names_the_node_and_the_traced_line():
+    """Traced nodes carry a `file:line` location, not source text: the run-time error renders it beside the
+    failing node (it used to raise a TypeError from the renderer instead of the program's error)."""
+    from tsjit.runtime.interpreter import InterpreterError
+
+    def add(x, y):
+        return x + y
+
+    traced = trace(add, (torch.randn(3), torch.randn(3)), check_trace=False)
+    with pytest.raises(InterpreterError) as raised:
+        traced(torch.randn(3), torch.randn(4))
+    message = str(raised.value)
+    assert "aten::add" in message and "test_tracer_argument_parsing.py:" in message
+    assert isinstance(raised.value, RuntimeError)

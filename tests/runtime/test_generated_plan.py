@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from test_interpreter import IF_GRAPH
 from test_runtime_corpus import INPUTS, assert_same, class_types, for_tsjit, graph_names, load, outcome
 
 import tsjit
@@ -16,18 +17,6 @@ from tsjit.runtime.function import Function
 from tsjit.runtime.generated_plan import generate_plan
 from tsjit.runtime.graph_executor import ExecutionPlan
 from tsjit.runtime.interpreter import InterpreterError
-
-IF_GRAPH = """
-graph(%x : Tensor, %w : Tensor, %flag : bool):
-  %y : Tensor = aten::mm(%x, %w)
-  %z : Tensor = prim::If(%flag)
-    block0():
-      %a : Tensor = aten::relu(%y)
-      -> (%a)
-    block1():
-      -> (%y)
-  %r : Tensor = aten::mul(%z, %x)
-  return (%r)"""
 
 
 def body(source: str) -> list[str]:

@@ -28,7 +28,8 @@ import ast
 import re
 import warnings
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from tsjit.errors import SourceParseError
@@ -171,6 +172,9 @@ _SPELLED = {spelling: kind for kind, (_, spelling) in TOKEN_KINDS.items() if spe
 _KEYWORDS = {spelling: kind for spelling, kind in _SPELLED.items() if spelling.isidentifier()}
 _OPERATORS = {c: c for c in SINGLE_CHAR_TOKENS}
 _OPERATORS.update({spelling: kind for spelling, kind in _SPELLED.items() if not spelling[0].isalpha()})
+# How deeply parsers over a Lexer may recurse (Lexer.nested): far beyond real programs, types and graphs, and
+# well inside Python's recursion limit at the few frames each level costs.
+MAX_NESTING = 100
 _NESTING = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 
 
@@ -230,6 +234,7 @@ class Lexer:
         self._pos = 0
         self._layout = layout
         self._nesting = 0
+        self._depth = 0
         self._queue: deque[Token] = deque()
         self._indent_stack = [self._first_indent() if layout else 0]
         self._lex()
@@ -250,22 +255,31 @@ class Lexer:
         return self._queue[1]
 
     def next(self) -> Token:
-        """Consume and return the current token."""
+        """Consume and return the current token. The token after it is lexed first, so that a lexing error
+        leaves the current token in place for the error message (the queue is never empty)."""
         queue = self._queue
-        token = queue.popleft()
-        if not queue:
+        if len(queue) < 2:
             self._lex()
-        return token
+        return queue.popleft()
 
     def next_if(self, kind: str) -> bool:
         """Consume the current token if it is of `kind`; say whether it was."""
-        queue = self._queue
-        if queue[0].kind != kind:
+        if self._queue[0].kind != kind:
             return False
-        queue.popleft()
-        if not queue:
-            self._lex()
+        self.next()
         return True
+
+    @contextmanager
+    def nested(self) -> Iterator[None]:
+        """Bound the recursion of a parser reading this stream (one level per `with`), so that absurdly nested
+        text is a parse error at the current token rather than a RecursionError."""
+        self._depth += 1
+        try:
+            if self._depth > MAX_NESTING:
+                self.report_error(f"text is nested too deeply (more than {MAX_NESTING} levels)")
+            yield
+        finally:
+            self._depth -= 1
 
     def expect(self, kind: str) -> Token:
         """Consume and return the current token, which must be of `kind`."""

@@ -25,8 +25,7 @@ Errors point at the offending text: malformed text raises SourceParseError; synt
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 from tsjit.errors import CompileError, SourceParseError
 from tsjit.frontend import lexer as lx
@@ -116,7 +115,6 @@ UNSUPPORTED_WORDS = {
 }
 VARARG_KWARG_MESSAGE = ("Compiled functions can't take variable number of arguments or use keyword-only "
                         "arguments with defaults")
-MAX_NESTING = 100
 
 
 class Parser:
@@ -124,14 +122,13 @@ class Parser:
 
     def __init__(self, source: Source | str):
         self.lexer = Lexer(source)
-        self._depth = 0
 
     # ---------------------------------------------------------------------------------------------------------
     # entry points
 
     def parse_function(self, is_method: bool = False) -> Def:
         """`def name(params) -> ret: body`, with an optional `# type: (...) -> ...` signature comment."""
-        with self._nested():
+        with self.lexer.nested():
             start = self.lexer.expect(lx.TK_DEF)
             name = self.parse_ident()
             decl = self._parse_signature_comment(self._parse_decl(), is_method)
@@ -168,7 +165,7 @@ class Parser:
 
     def parse_exp(self, precedence: int = 0) -> Expr:
         """The longest expression whose binary operators all have precedence above `precedence`."""
-        with self._nested():
+        with self.lexer.nested():
             prefix = self._parse_prefix()
             while BINARY_PRECEDENCE.get(self.lexer.cur().kind, 0) > precedence:
                 token = self.lexer.next()
@@ -433,7 +430,7 @@ class Parser:
 
     def parse_stmt(self, in_class: bool = False) -> Stmt | None:
         """One statement; None for a docstring, which is dropped."""
-        with self._nested():
+        with self.lexer.nested():
             kind = self.lexer.cur().kind
             if kind == lx.TK_DEF:
                 return self.parse_function(is_method=in_class)
@@ -715,17 +712,6 @@ class Parser:
         items: list = []
         self._parse_sequence(begin, separator, end, lambda: items.append(parse()))
         return items
-
-    @contextmanager
-    def _nested(self) -> Iterator[None]:
-        """Bound the recursion, so absurdly nested input is an error rather than a crash."""
-        self._depth += 1
-        try:
-            if self._depth > MAX_NESTING:
-                raise SourceParseError("program is nested too deeply", self.lexer.cur().range)
-            yield
-        finally:
-            self._depth -= 1
 
 
 # -------------------------------------------------------------------------------------------------------------

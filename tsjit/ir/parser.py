@@ -230,7 +230,8 @@ class _IRParser:
         for declaration in self.comma_list("(", ")", self.declaration):
             self.bind(state, block.add_input(), *declaration)
         self.expect(":")
-        self.nodes(state, block, end=TK_ARROW)
+        with self.tokens.nested():
+            self.nodes(state, block, end=TK_ARROW)
         self.expect(TK_ARROW)
         for value in self.comma_list("(", ")", lambda: self.use(state)):
             block.register_output(value)
@@ -370,8 +371,9 @@ class _IRParser:
         if token.kind == TK_NONE_TYPE or (token.kind == "(" and declared is None and self.type_follows()):
             return "ty", self.parse_type()
         if token.kind in "[({<":
-            return {"[": self.list_literal, "(": self.tuple_literal, "{": self.dict_literal,
-                    "<": self.graph_placeholder}[token.kind](declared)
+            with self.tokens.nested():
+                return {"[": self.list_literal, "(": self.tuple_literal, "{": self.dict_literal,
+                        "<": self.graph_placeholder}[token.kind](declared)
         if token.kind in (TK_NUMBER, "-") or token.text in ("nan", "inf", "nanj", "infj"):
             return _as_declared_number(*self.number(), declared)
         if token.kind == TK_IDENT:

@@ -525,7 +525,8 @@ def _c_stoll(token: Token, text: str | None = None) -> int:
     match = _STOLL.match(text)
     if match is None:
         raise SourceParseError(f"invalid integer '{text}'", token.range)
-    value = int(match.group())
+    digits = match.group()
+    value = int(digits) if len(digits) <= 21 else _INT64_MAX + 1  # (int() refuses 4,300 digits and more)
     if not _INT64_MIN <= value <= _INT64_MAX:
         raise SourceParseError(f"integer '{text}' is out of range", token.range)
     return value

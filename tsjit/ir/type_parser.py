@@ -230,7 +230,8 @@ class TypeParser:
 
     def _parse_element(self) -> T.Type:
         """A contained type: its alias annotation is dropped and it is the fake type, as in torch."""
-        return self.parse_fake_and_real_type()[0]
+        with self.lexer.nested():
+            return self.parse_fake_and_real_type()[0]
 
     def _parse_base_type(self) -> T.Type:
         token = self.lexer.cur()
@@ -299,7 +300,7 @@ class TypeParser:
         if field.text == "strides":
             options["strides"] = tuple(self.lexer.parse_list("[", "]", self._parse_dim))
         elif field.text == "requires_grad":
-            options["requires_grad"] = bool(int(self.lexer.expect(TK_NUMBER).text, 0))
+            options["requires_grad"] = bool(self._parse_int())
         elif field.text == "device":
             options["device"] = self._parse_device()
         else:
@@ -321,6 +322,8 @@ class TypeParser:
     def _parse_int(self) -> int:
         token = self.lexer.expect(TK_NUMBER)
         try:
+            if len(token.text) > 21:  # no size fits in more digits (and int() refuses 4,300 digits and more)
+                raise ValueError
             return int(token.text)
         except ValueError:
             raise SourceParseError(f"expected an integer, found '{token.text}'", token.range) from None
@@ -454,7 +457,8 @@ class TypeParser:
             self.lexer.next()
             self.lexer.next()
             return None
-        return self._parse_annotation()
+        with self.lexer.nested():
+            return self._parse_annotation()
 
     # --------------------------------------------------------------------------------------------- helpers
 

@@ -152,6 +152,9 @@ class ArchiveReader:
             return self._inflate(info)
         except SerializationError:
             raise
+        except MemoryError:
+            raise SerializationError(f"{self.label}: member '{info.filename}' ({info.file_size} bytes) does not "
+                                     "fit in memory") from None
         except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, NotImplementedError) as error:
             raise SerializationError(f"{self.label}: member '{info.filename}' is corrupt: {error}") from None
 
@@ -180,7 +183,7 @@ class ArchiveReader:
         if record is None:
             self.fail("has no 'version' record (is it a TorchScript archive?)")
         text = self.read_text(record).strip()
-        if not text.isdigit():
+        if not (text.isdigit() and len(text) <= 4):
             self.fail(f"has a malformed version record {text[:20]!r}")
         version = int(text)
         if not MIN_VERSION <= version <= MAX_VERSION:

@@ -27,6 +27,7 @@ from tsjit.ir.printer import EnumValue
 from tsjit.serialization.archive_reader import DEFAULT_LIMITS, ArchiveLimits, ArchiveReader
 from tsjit.serialization.source_importer import SourceImporter
 from tsjit.serialization.unpickler import UnpicklerHooks, loads
+from tsjit.serialization.value_types import ValueTypeChecker
 
 
 def load(path_or_file: str | os.PathLike | BinaryIO | bytes, _extra_files: dict[str, Any] | None = None,
@@ -95,6 +96,7 @@ class ArchiveHooks(UnpicklerHooks):
         self.reader = deserializer.reader
         self.directory = directory
         self.storages: dict[str, torch.UntypedStorage] = {}
+        self.value_types = ValueTypeChecker()
 
     def load_storage(self, key: str, dtype: torch.dtype, location: str, numel: int) -> torch.UntypedStorage:
         """The storage `<dir>/<key>`, read once and shared by every tensor viewing it."""
@@ -118,7 +120,12 @@ class ArchiveHooks(UnpicklerHooks):
             flat = _swap_bytes(flat, dtype)
         device = self.deserializer.device or _location_device(location, self.reader.label)
         if device.type != "cpu":
-            flat = flat.to(device)
+            try:
+                flat = flat.to(device)
+            except (RuntimeError, AssertionError) as error:  # torch asserts that CUDA was compiled in
+                raise SerializationError(f"{self.reader.label}: storage {self.reader.prefix}{record} is located "
+                                         f"on '{location}', which is not available here ({error}); load with "
+                                         "map_location='cpu'") from None
         return flat.untyped_storage()
 
     def resolve_class(self, qualified_name: str) -> T.ClassType | T.EnumType | None:
@@ -137,6 +144,12 @@ class ArchiveHooks(UnpicklerHooks):
         if missing:
             raise SerializationError(f"{self.reader.label}: a {class_type.qualified_name} object has no value "
                                      f"for attribute(s) {', '.join(missing)}")
+        for attribute in class_type.attributes:
+            value = state[attribute.name]
+            if not self.value_types.matches(value, attribute.type):
+                raise SerializationError(f"{self.reader.label}: attribute '{attribute.name}' of a "
+                                         f"{class_type.qualified_name} object is declared "
+                                         f"{attribute.type.annotation_str()} but data.pkl gives it {_describe(value)}")
         return Object(class_type, {name: state[name] for name in class_type.attribute_names})
 
     def restore_with_setstate(self, class_type: T.ClassType, state: Any) -> Any:
@@ -209,3 +222,13 @@ def _swap_bytes(flat: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
 def _can_be_none(type_: T.Type) -> bool:
     return isinstance(type_, T.OptionalType | T.NoneType | T.AnyType) or (
         isinstance(type_, T.UnionType) and type_.can_hold_type(T.NoneType.get()))
+
+
+def _describe(value: Any) -> str:
+    """A value's kind for an error message, without printing a value that may be huge."""
+    if isinstance(value, list | tuple | dict):
+        return f"a {type(value).__name__} of {len(value)} element(s)"
+    class_type = getattr(value, "type", None)
+    if isinstance(class_type, T.Type):
+        return f"a {class_type} object"
+    return f"a value of Python type {type(value).__name__}"

@@ -349,7 +349,8 @@ class ConstantTable(SugaredValue):
 
     def attr(self, loc, emitter, field: str) -> SugaredValue:
         index = field[1:]
-        if not (field.startswith("c") and index.isdigit() and int(index) < len(self.constants)):
+        if not (field.startswith("c") and index.isdigit() and len(index) <= len(str(len(self.constants)))
+                and int(index) < len(self.constants)):
             raise CompileError(f"CONSTANTS has no entry '{field}' ({len(self.constants)} constants)", loc)
         return SimpleValue(emitter.graph.insert_constant(self.constants[int(index)], source_range=loc))
 

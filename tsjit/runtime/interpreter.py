@@ -539,9 +539,10 @@ class InterpreterState:
     completes, and `future` completes with the result.
     """
 
-    def __init__(self, code: Code, inputs: Sequence[Any]):
+    def __init__(self, code: Code, inputs: Sequence[Any], max_steps: int | None = None):
         self.frames = [Frame(code, inputs, None)]
         self.future: Future | None = None
+        self.budget = None if max_steps is None else StepBudget(max_steps)
 
     def run(self) -> Any:
         """The graph's result: its one output, a tuple of several, or None for none."""
@@ -571,7 +572,7 @@ class InterpreterState:
     def _run_frames(self, suspend: bool) -> Any:
         while True:
             frame = self.frames[-1]
-            instruction = _execute(frame)
+            instruction = _execute(frame) if self.budget is None else self.budget.execute(frame)
             if instruction.opcode is CALL:
                 self._call(frame, instruction)
             elif instruction.opcode is RET:
@@ -628,6 +629,31 @@ def _execute(frame: Frame) -> Instruction:
     finally:
         frame.pc = pc if pc >= 0 else ~pc
     return frame.code.instructions[frame.pc]
+
+
+class StepBudgetExceeded(RuntimeTsjitError):
+    """A run executed more instructions than its StepBudget allows."""
+
+
+class StepBudget:
+    """How many instructions a run may still execute: code from an untrusted archive (`__setstate__` run while
+    loading) must finish, and a TorchScript program loops only through instructions."""
+
+    def __init__(self, steps: int):
+        self.limit = self.remaining = steps
+
+    def execute(self, frame: Frame) -> Instruction:
+        """`_execute` counting steps (a separate loop, so that unbudgeted runs pay nothing)."""
+        steps, registers, pc = frame.code.steps, frame.registers, frame.pc
+        try:
+            while pc >= 0:
+                self.remaining -= 1
+                if self.remaining < 0:
+                    raise StepBudgetExceeded(f"the step budget of {self.limit} instructions is spent")
+                pc = steps[pc](registers, pc)
+        finally:
+            frame.pc = pc if pc >= 0 else ~pc
+        return frame.code.instructions[frame.pc]
 
 
 def node_error(error: Exception, nodes: Sequence[Node]) -> InterpreterError:

@@ -28,11 +28,13 @@ def save(module: Any, path_or_file: Any, _extra_files: dict[str, Any] | None = N
     save_archive(module, path_or_file, _extra_files)
 
 
-def load(path_or_file: Any, _extra_files: dict[str, Any] | None = None, map_location: Any = None) -> Any:
-    """Load a TorchScript archive written by tsjit.save or torch.jit.save; see deserializer.py."""
+def load(path_or_file: Any, _extra_files: dict[str, Any] | None = None, map_location: Any = None,
+         trusted: bool = True) -> Any:
+    """Load a TorchScript archive written by tsjit.save or torch.jit.save; see deserializer.py. Pass
+    `trusted=False` for an archive from a source you do not trust (untrusted.py, and the README's threat model)."""
     from tsjit.serialization.deserializer import load as load_archive
 
-    return load_archive(path_or_file, _extra_files, map_location)
+    return load_archive(path_or_file, _extra_files, map_location, trusted=trusted)
 
 
 def function_code(function: Any) -> str:

@@ -41,6 +41,7 @@ class ArchiveLimits:
     max_compression_ratio: int = 200        # only checked for deflated members above ratio_check_min_size
     ratio_check_min_size: int = 1 << 20
     max_archive_bytes: int = 1 << 36        # read into memory from non-seekable files
+    max_setstate_steps: int = 1_000_000     # interpreter steps of each __setstate__ (with trusted=False)
 
 
 DEFAULT_LIMITS = ArchiveLimits()

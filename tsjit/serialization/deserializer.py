@@ -27,15 +27,19 @@ from tsjit.ir.printer import EnumValue
 from tsjit.serialization.archive_reader import DEFAULT_LIMITS, ArchiveLimits, ArchiveReader
 from tsjit.serialization.source_importer import SourceImporter
 from tsjit.serialization.unpickler import UnpicklerHooks, loads
+from tsjit.serialization.untrusted import refuse_outside_world, run_with_step_budget
 from tsjit.serialization.value_types import ValueTypeChecker
 
 
 def load(path_or_file: str | os.PathLike | BinaryIO | bytes, _extra_files: dict[str, Any] | None = None,
-         map_location: str | torch.device | None = None, _limits: ArchiveLimits = DEFAULT_LIMITS) -> Any:
-    """The scripted module saved in an archive (a path, a binary file or bytes)."""
+         map_location: str | torch.device | None = None, _limits: ArchiveLimits = DEFAULT_LIMITS,
+         trusted: bool = True) -> Any:
+    """The scripted module saved in an archive (a path, a binary file or bytes). With `trusted=False`, an
+    archive whose code reaches outside the program is refused and `__setstate__` runs under a step budget
+    (untrusted.py)."""
     reader = ArchiveReader(path_or_file, _limits)
     try:
-        deserializer = ModuleDeserializer(reader, map_location)
+        deserializer = ModuleDeserializer(reader, map_location, trusted)
         root = deserializer.deserialize()
         if _extra_files is not None:
             read_extra_files(reader, _extra_files)
@@ -54,8 +58,9 @@ def read_extra_files(reader: ArchiveReader, extra_files: dict[str, Any]) -> None
 class ModuleDeserializer:
     """One archive being loaded: its reader, its source importer and the storages read so far."""
 
-    def __init__(self, reader: ArchiveReader, map_location: str | torch.device | None = None):
+    def __init__(self, reader: ArchiveReader, map_location: str | torch.device | None = None, trusted: bool = True):
         self.reader = reader
+        self.trusted = trusted
         self.device = _device(map_location)
         self.byteorder = reader.byteorder()
         self.importer = SourceImporter(reader, reader.version())
@@ -66,6 +71,8 @@ class ModuleDeserializer:
             if not isinstance(constants, tuple):
                 raise SerializationError(f"{self.reader.label}: constants.pkl does not hold a tuple")
             self.importer.constants = constants
+        if not self.trusted:
+            refuse_outside_world(self.importer, self.reader.label)
         root = self.unpickle("data")
         if not isinstance(getattr(root, "type", None), T.ClassType) or not root.type.is_module:
             raise SerializationError(f"{self.reader.label}: data.pkl does not hold a module")
@@ -161,7 +168,11 @@ class ArchiveHooks(UnpicklerHooks):
         setstate = class_type.methods["__setstate__"]
         self.deserializer.importer.define(setstate)
         try:
-            runtime_function(setstate)(obj, state)
+            if self.deserializer.trusted:
+                runtime_function(setstate)(obj, state)
+            else:
+                run_with_step_budget(runtime_function(setstate).graph, (obj, state),
+                                     self.reader.limits.max_setstate_steps)
         except TsjitError as error:
             raise SerializationError(f"{self.reader.label}: {class_type.qualified_name}.__setstate__ failed: "
                                      f"{error}") from None

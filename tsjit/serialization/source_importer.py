@@ -214,17 +214,30 @@ class SourceImporter:
         return self._named_tuple_defaults.get(qualified_name, {})
 
     # ---- compiling everything ------------------------------------------------------------------------------
+    def import_all(self) -> None:
+        """Import every definition of every code/ file (normally only what data.pkl names is imported)."""
+        for path in self.reader.records_under("code"):
+            if path.endswith(".py"):
+                qualifier = path[len("code/"):-len(".py")].replace("/", ".")
+                for name in list(self._file_definitions(qualifier)):
+                    self.lookup(f"{qualifier}.{name}")
+
+    def path_of(self, function: GraphFunction) -> str:
+        """The archive member defining a function or method."""
+        return self.reader.prefix + self._paths.get(id(function), "code")
+
     def define_all(self) -> None:
         """Compile every imported function and method now, so that broken code fails the load, and bring
         operators whose behaviour changed since the archive's version up to date (upgraders.py)."""
         while True:
-            pending = [f for f in self._functions() if id(f) not in self._defined]
+            pending = [f for f in self.functions() if id(f) not in self._defined]
             if not pending:
                 return
             for function in pending:
                 self.define(function)
 
-    def _functions(self) -> list[GraphFunction]:
+    def functions(self) -> list[GraphFunction]:
+        """Every function and method imported so far."""
         with self._lock:
             imported = list(self._imported.values())
         functions = [item for item in imported if isinstance(item, GraphFunction)]

@@ -1,26 +1,31 @@
 """Fuzzing tsjit.load with mutated archives: every outcome is a load or a tsjit error, and nothing runs.
 
 Valid archives (written by tsjit and by torch.jit, with submodules, storages shared by views, a `__setstate__`
-class, an enum and a NamedTuple) are mutated at random: bytes of the zip flipped or cut off; members rewritten
-with bytes flipped, inserted, deleted or truncated (behind a valid CRC, so the mutation reaches the unpickler
-and the source importer); members dropped, renamed or duplicated; pickle opcodes that call a canary function of
-this module spliced into data.pkl. Loading must then either succeed or raise a TsjitError; any other exception
-is a bug. The canary must never be called, and loading writes no file.
+class, an enum and a NamedTuple) and the crafted archives of hostile_archives.py are mutated at random: bytes of
+the zip flipped or cut off; members rewritten with bytes flipped, inserted, deleted or truncated (behind a valid
+CRC, so the mutation reaches the unpickler and the source importer); members dropped, renamed or duplicated;
+pickle opcodes of data.pkl deleted, repeated, swapped for another opcode or given another argument; pickle
+opcodes that call a canary function of this module spliced into data.pkl; code/ files edited as text. Loading
+must then either succeed or raise a TsjitError within the deadline (fuzzing.py); any other exception is a bug.
+The canary must never be called, and loading writes no file.
 """
 
 from __future__ import annotations
 
 import io
 import os
+import pickletools
 import sys
 import zipfile
 
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from fuzzing import FUZZ, deadline, mutated_text
+from hostile_archives import CRAFTED
+from hypothesis import given
 from hypothesis import strategies as st
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "serialization"))
 
 import archive_programs  # noqa: E402
 
@@ -64,6 +69,7 @@ def base_archives() -> list[bytes]:
 
 
 BASES = base_archives()
+CORPUS = BASES + [data for name, (data, _) in sorted(CRAFTED.items()) if name != "setstate that never ends"]
 
 
 def members(data: bytes) -> list[tuple[str, bytes]]:
@@ -103,8 +109,9 @@ SPLICES = [CANARY_GLOBAL + b")R", CANARY_GLOBAL + b")\x81}b", b"cos\nsystem\nX\x
 
 @st.composite
 def mutated_archives(draw):
-    base = draw(st.sampled_from(BASES))
-    mode = draw(st.sampled_from(["zip bytes", "member bytes", "member structure", "splice"]))
+    base = draw(st.sampled_from(CORPUS))
+    mode = draw(st.sampled_from(["zip bytes", "member bytes", "member structure", "splice", "pickle opcodes",
+                                 "code text"]))
     if mode == "zip bytes":
         return mutate_bytes(base, draw)
     entries = members(base)
@@ -112,14 +119,58 @@ def mutated_archives(draw):
     name, data = entries[index]
     if mode == "member bytes":
         entries[index] = (name, mutate_bytes(data, draw))
-    elif mode == "splice":
+    elif mode in ("splice", "pickle opcodes"):
         pickle_index = next(i for i, (n, _) in enumerate(entries) if n.endswith("/data.pkl"))
         name, data = entries[pickle_index]
-        position = draw(st.integers(2, len(data)))
-        entries[pickle_index] = (name, data[:position] + draw(st.sampled_from(SPLICES)) + data[position:])
+        mutate = splice if mode == "splice" else mutate_opcodes
+        entries[pickle_index] = (name, mutate(data, draw))
+    elif mode == "code text":
+        code = [i for i, (n, _) in enumerate(entries) if "/code/" in n and n.endswith(".py")]
+        if code:
+            index = draw(st.sampled_from(code))
+            name, data = entries[index]
+            entries[index] = (name, draw(mutated_text([data.decode()], CODE_FRAGMENTS)).encode())
     else:
         entries = restructure(entries, index, draw)
     return rezip(entries)
+
+
+def splice(data: bytes, draw) -> bytes:
+    position = draw(st.integers(2, len(data)))
+    return data[:position] + draw(st.sampled_from(SPLICES)) + data[position:]
+
+
+OPCODES = [b"(", b"N", b"\x88", b"K\x07", b"J\xff\xff\xff\x7f", b"X\x01\x00\x00\x00a", b")", b"\x85", b"\x86",
+           b"t", b"]", b"e", b"l", b"}", b"d", b"u", b"s", b"q\x00", b"h\x00", b"j\x00\x01\x00\x00", b"\x81", b"R",
+           b"b", b"Q", b".", b"0", b"ctorch\ndevice\n", b"c__torch__\nM\n", b"\x8a\x01\xff"]
+
+
+def mutate_opcodes(data: bytes, draw) -> bytes:
+    """Delete, repeat or replace whole opcodes (with their arguments), or change one argument's bytes."""
+    try:
+        positions = [position for _, _, position in pickletools.genops(data)]
+    except Exception:  # noqa: BLE001 - a pickle the standard library cannot walk: mutate bytes instead
+        return data
+    bounds = list(zip(positions, positions[1:] + [len(data)]))
+    for _ in range(draw(st.integers(1, 3))):
+        start, end = draw(st.sampled_from(bounds))
+        kind = draw(st.sampled_from(["delete", "repeat", "replace", "argument"]))
+        if kind == "delete":
+            data = data[:start] + data[end:]
+        elif kind == "repeat":
+            data = data[:end] + data[start:end] * draw(st.integers(1, 300)) + data[end:]
+        elif kind == "replace":
+            data = data[:start] + draw(st.sampled_from(OPCODES)) + data[end:]
+        elif end - start > 1:
+            position = draw(st.integers(start + 1, end - 1))
+            data = data[:position] + bytes([draw(st.integers(0, 255))]) + data[position + 1:]
+    return data
+
+
+CODE_FRAGMENTS = ["self", "torch.add(x, 1)", "CONSTANTS.c0", "CONSTANTS.c99", "__torch__.", "ops.aten.save",
+                  "torch.save(x, \"f\")", "while True:\n      pass\n", ": int", ": Tensor", "-> None", "\n  ",
+                  "\n    ", "(", ")", "[", "]", ",", ".", "=", "def ", "class ", "Module", "return ", "List[int]",
+                  "Final[int] = 3", "__annotations__[\"0\"] = int\n", "__setstate__", "unchecked_cast(int, x)"]
 
 
 def restructure(entries, index, draw):
@@ -137,16 +188,17 @@ def restructure(entries, index, draw):
                        draw(st.binary(max_size=64)))]
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(archive=mutated_archives())
-def test_mutated_archives_load_or_fail_with_a_tsjit_error(archive, tmp_path_factory):
+@FUZZ
+@given(archive=mutated_archives(), trusted=st.booleans())
+def test_mutated_archives_load_or_fail_with_a_tsjit_error(archive, trusted, tmp_path_factory):
     directory = tmp_path_factory.mktemp("cwd")
     previous = os.getcwd()
     os.chdir(directory)
     try:
-        load(archive)
-    except TsjitError:
-        pass
+        with deadline():
+            load(archive, trusted=trusted)
+    except TsjitError as error:
+        str(error)
     finally:
         os.chdir(previous)
     assert CANARY_CALLS == []

@@ -11,7 +11,8 @@ from hostile_archives import CRAFTED, shared_tuples
 
 from tsjit.errors import SerializationError
 from tsjit.serialization import load
-from tsjit.serialization.archive_reader import ArchiveReader
+from tsjit.serialization.archive_reader import ArchiveLimits, ArchiveReader
+from tsjit.serialization.deserializer import load as load_with_limits
 from tsjit.serialization.unpickler import loads
 
 TRUSTED = {name: case for name, case in CRAFTED.items() if name != "setstate that never ends"}
@@ -50,3 +51,42 @@ def test_a_member_that_does_not_fit_in_memory(monkeypatch):
     monkeypatch.setattr(reader, "_inflate", out_of_memory)
     with pytest.raises(SerializationError, match="does not fit in memory"):
         reader.read_record("data.pkl")
+
+
+def memoized_lists(count: int) -> bytes:
+    """`count` empty lists, list i in memo entry i, all on the stack above a MARK."""
+    return b"(" + b"".join(b"]r" + index.to_bytes(4, "little") for index in range(count))
+
+
+@pytest.mark.parametrize("name, body", [
+    ("a chain of lists", b"]q\x00" + b"".join(b"(j" + (k - 1).to_bytes(4, "little") + b"lr" + k.to_bytes(4, "little")
+                                             for k in range(1, 300))),
+    # filled from the inside out, each list is 1 deep when appended: depth must reach the holders afterwards
+    ("lists filled after they were nested", memoized_lists(300) + b"".join(
+        b"j" + (k + 1).to_bytes(4, "little") + b"(j" + k.to_bytes(4, "little") + b"e"
+        for k in reversed(range(299))) + b"l"),
+    ("a list holding itself", b"]q\x00(h\x00e"),
+])
+def test_nesting_is_bounded_however_it_is_built(name, body):
+    with pytest.raises(SerializationError, match=r"nest too deeply(.|\n)*ArchiveLimits.max_nesting=200"):
+        loads(b"\x80\x02" + body + b".", "data.pkl")
+
+
+def test_nesting_within_the_limit_and_wide_values_load():
+    nested = loads(b"\x80\x02" + b"]" + b"(]" * 150 + b"e" * 150 + b".", "data.pkl")
+    for _ in range(150):
+        nested = nested[0]
+    assert nested == []
+    assert len(loads(b"\x80\x02(" + b"]" * 10000 + b"l.", "data.pkl")) == 10000
+
+
+def test_the_memo_is_bounded():
+    with pytest.raises(SerializationError, match=r"memo is full(.|\n)*max_memo_entries=3; to raise it"):
+        loads(b"\x80\x02N" + b"q\x00q\x01q\x02q\x03" + b".", "data.pkl", limits=ArchiveLimits(max_memo_entries=3))
+
+
+def test_code_files_are_bounded():
+    data, _ = CRAFTED["int attribute holding a nested list"]
+    with pytest.raises(SerializationError, match=r"code file hostile/code/__torch__.py of \d+ bytes(.|\n)*"
+                                                 r"max_code_size=100"):
+        load_with_limits(data, _limits=ArchiveLimits(max_code_size=100))

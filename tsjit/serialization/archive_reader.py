@@ -42,6 +42,14 @@ class ArchiveLimits:
     ratio_check_min_size: int = 1 << 20
     max_archive_bytes: int = 1 << 36        # read into memory from non-seekable files
     max_setstate_steps: int = 1_000_000     # interpreter steps of each __setstate__ (with trusted=False)
+    max_memo_entries: int = 1 << 22         # entries of a pickle's memo
+    max_nesting: int = 200                  # containers inside containers in a pickle
+    max_code_size: int = 1 << 26            # bytes of one code/ file
+
+    def exceeded(self, what: str, limit: str) -> str:
+        """The end of an error message: which limit was reached and how to raise it."""
+        return (f"{what} (more than ArchiveLimits.{limit}={getattr(self, limit)}; to raise it, pass "
+                f"_limits=ArchiveLimits({limit}=...) to tsjit.serialization.deserializer.load)")
 
 
 DEFAULT_LIMITS = ArchiveLimits()
@@ -94,7 +102,7 @@ class ArchiveReader:
     def _check_directory(self) -> tuple[str, dict[str, zipfile.ZipInfo]]:
         infos = self.zip.infolist()
         if len(infos) > self.limits.max_members:
-            self.fail(f"has {len(infos)} members (more than {self.limits.max_members})")
+            self.fail(self.limits.exceeded(f"has {len(infos)} members", "max_members"))
         repeated = [name for name, count in Counter(info.filename for info in infos).items() if count > 1]
         if repeated:
             self.fail(f"has two members named '{repeated[0]}'")

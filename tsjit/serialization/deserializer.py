@@ -90,7 +90,7 @@ class ModuleDeserializer:
         hooks = ArchiveHooks(self, name)
         try:
             return loads(self.reader.read_record(member), f"{self.reader.label}: {self.reader.prefix}{member}",
-                         hooks)
+                         hooks, self.reader.limits)
         except RecursionError:
             raise SerializationError(f"{self.reader.label}: {member} nests too deeply") from None
 
@@ -171,8 +171,7 @@ class ArchiveHooks(UnpicklerHooks):
             if self.deserializer.trusted:
                 runtime_function(setstate)(obj, state)
             else:
-                run_with_step_budget(runtime_function(setstate).graph, (obj, state),
-                                     self.reader.limits.max_setstate_steps)
+                run_with_step_budget(runtime_function(setstate).graph, (obj, state), self.reader.limits)
         except TsjitError as error:
             raise SerializationError(f"{self.reader.label}: {class_type.qualified_name}.__setstate__ failed: "
                                      f"{error}") from None

@@ -111,6 +111,10 @@ class SourceImporter:
         return self._definitions[qualifier]
 
     def _parse(self, path: str) -> dict[str, tuple[str, Def | ClassDef]]:
+        limits = self.reader.limits
+        if self.reader.members[path].file_size > limits.max_code_size:
+            self.reader.fail(limits.exceeded(f"has a code file {self.reader.prefix}{path} of "
+                                             f"{self.reader.members[path].file_size} bytes", "max_code_size"))
         text = self.reader.read_text(path)
         try:
             definitions = parse_definitions(Source(text, path, 1))

@@ -27,6 +27,7 @@ import torch
 
 from tsjit.errors import SerializationError
 from tsjit.ir import types as T
+from tsjit.serialization.archive_reader import DEFAULT_LIMITS, ArchiveLimits
 from tsjit.serialization.pickler import STORAGE_DTYPES
 
 
@@ -77,10 +78,20 @@ _HASHABLE_KEYS = (str, int, float, bool, complex, torch.Tensor, torch.device)
 class Unpickler:
     """Reads one TorchScript pickle; `load()` returns its value."""
 
-    def __init__(self, data: bytes, member: str, hooks: UnpicklerHooks | None = None):
+    def __init__(self, data: bytes, member: str, hooks: UnpicklerHooks | None = None,
+                 limits: ArchiveLimits = DEFAULT_LIMITS):
         self.data = bytes(data)
         self.member = member
         self.hooks = hooks or UnpicklerHooks()
+        self.limits = limits
+        # How deeply each container nests, and the containers holding it (by id; the objects are kept alive
+        # here, so ids are not reused), so that nesting is bounded however the pickle builds it (a container
+        # may be filled after it was put into another, or into itself): code that walks a value recursively
+        # must not reach Python's recursion limit.
+        self._depths: dict[int, int] = {}
+        self._holder: dict[int, Any] = {}  # id of a container -> the first container holding it
+        self._more_holders: dict[int, list[Any]] = {}  # ... -> the others (a memo shares containers)
+        self._kept: list[Any] = []  # every container recorded in these dicts (few objects: the GC is slow)
         self.pos = 0
         self.stack: list[Any] = []
         self.marks: list[int] = []
@@ -173,7 +184,42 @@ class Unpickler:
         built = tuple(items)
         if any(isinstance(v, _INTERNAL) or id(v) in self._tuples_with_references for v in built):
             self._tuples_with_references[id(built)] = built
+        self._nest(built, built)
         self.push(built)
+
+    def _nest(self, container: Any, items: Any) -> None:
+        """Record that `container` holds `items`; fail if values now nest deeper than the limit. A depth that
+        grows is passed on to every container holding this one: each container's depth grows at most
+        max_nesting times, so the work stays linear in the pickle."""
+        deepest = 0
+        for item in items:
+            if isinstance(item, list | tuple | dict):
+                key = id(item)
+                if key not in self._holder:
+                    self._holder[key] = container
+                    self._kept.append(item)
+                else:
+                    self._more_holders.setdefault(key, []).append(container)
+                deepest = max(deepest, self._depths.get(key, 1))
+        if deepest:
+            self._raise_depth(container, deepest + 1)
+
+    def _raise_depth(self, container: Any, depth: int) -> None:
+        pending = [(container, depth)]
+        while pending:
+            container, depth = pending.pop()
+            key = id(container)
+            if depth <= self._depths.get(key, 1):
+                continue
+            if depth > self.limits.max_nesting:
+                self.fail(self.limits.exceeded("values nest too deeply (or a container holds itself)",
+                                               "max_nesting"))
+            if key not in self._depths:
+                self._kept.append(container)
+            self._depths[key] = depth
+            if key in self._holder:
+                pending.append((self._holder[key], depth + 1))
+                pending.extend((holder, depth + 1) for holder in self._more_holders.get(key, ()))
 
     # ---- opcodes -------------------------------------------------------------------------------------------
     def op_mark(self) -> None:
@@ -211,9 +257,12 @@ class Unpickler:
         if not isinstance(target, list):
             self.fail("APPENDS to a value that is not a list")
         target.extend(self._value(v) for v in items)
+        self._nest(target, items)
 
     def op_list(self) -> None:
-        self.push([self._value(v) for v in self.pop_mark()])
+        items = [self._value(v) for v in self.pop_mark()]
+        self._nest(items, items)
+        self.push(items)
 
     def op_dict(self) -> None:
         result: dict[Any, Any] = {}
@@ -241,9 +290,13 @@ class Unpickler:
             if not isinstance(key, _HASHABLE_KEYS):
                 self.fail(f"a dict key of type {type(key).__name__}")
             target[key] = self._value(value)
+        self._nest(target, items[1::2])
 
     def op_put(self, fmt: str) -> None:
-        self.memo[self._unpack(fmt)] = self.top()
+        index = self._unpack(fmt)
+        if index not in self.memo and len(self.memo) >= self.limits.max_memo_entries:
+            self.fail(self.limits.exceeded("the memo is full", "max_memo_entries"))
+        self.memo[index] = self.top()
 
     def op_get(self, fmt: str) -> None:
         index = self._unpack(fmt)
@@ -422,8 +475,8 @@ _OPCODES: dict[bytes, Callable[[Unpickler], None]] = {
 }
 
 
-def loads(data: bytes, member: str, hooks: UnpicklerHooks | None = None) -> Any:
+def loads(data: bytes, member: str, hooks: UnpicklerHooks | None = None, limits: ArchiveLimits = DEFAULT_LIMITS) -> Any:
     """The value of a TorchScript pickle (`member` names it in errors)."""
-    return Unpickler(data, member, hooks).load()
+    return Unpickler(data, member, hooks, limits).load()
 
 

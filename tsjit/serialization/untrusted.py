@@ -12,6 +12,7 @@ from tsjit.errors import SerializationError
 from tsjit.ir.graph import Graph, Node
 from tsjit.ops.outside_world import outside_world_effect
 from tsjit.runtime.interpreter import Code, InterpreterError, InterpreterState, StepBudgetExceeded
+from tsjit.serialization.archive_reader import ArchiveLimits
 
 
 def refuse_outside_world(importer, label: str) -> None:
@@ -47,14 +48,13 @@ def _nodes_and_subgraph_nodes(graph: Graph) -> Iterator[Node]:
                     pending.extend(node.gs(name))
 
 
-def run_with_step_budget(graph: Graph, inputs: tuple[Any, ...], max_steps: int) -> Any:
-    """Run a graph in the interpreter, failing after `max_steps` instructions with an error that says how to
-    allow more."""
+def run_with_step_budget(graph: Graph, inputs: tuple[Any, ...], limits: ArchiveLimits) -> Any:
+    """Run a graph in the interpreter, failing after `limits.max_setstate_steps` instructions with an error that
+    says how to allow more."""
     try:
-        return InterpreterState(Code(graph), inputs, max_steps=max_steps).run()
+        return InterpreterState(Code(graph), inputs, max_steps=limits.max_setstate_steps).run()
     except InterpreterError as error:
         if not isinstance(error.__cause__, StepBudgetExceeded):
             raise
-        raise SerializationError(f"{error}\n(with trusted=False each __setstate__ may run {max_steps} interpreter "
-                                 "steps; raise the limit with tsjit.serialization.deserializer.load(..., "
-                                 "trusted=False, _limits=ArchiveLimits(max_setstate_steps=...)))") from None
+        raise SerializationError(f"{error}\n(with trusted=False, each __setstate__ may run "
+                                 f"{limits.exceeded('', 'max_setstate_steps').strip()[1:]}") from None

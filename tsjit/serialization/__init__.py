@@ -10,6 +10,8 @@
     serializer.py          save(): module object -> data.pkl + code/ + constants.pkl + version
     source_importer.py     code/ files -> classes and functions, compiled by the frontend with the archive's names
     upgraders.py           old operator behaviour for archives older than an operator change
+    value_types.py         attribute values checked against their declared types (linear in the pickle)
+    untrusted.py           load(f, trusted=False): outside-world operators refused, __setstate__ under a step budget
     deserializer.py        load(): archive -> runnable scripted module
 
 `save(module, path_or_file, _extra_files=None)` and `load(path_or_file, _extra_files=None, map_location=None)`

@@ -90,3 +90,32 @@ def test_the_table_names_real_operators(kind):
 def test_whole_namespaces_are_refused():
     assert outside_world_effect("c10d::allreduce_") and outside_world_effect("_c10d_functional::all_reduce")
     assert outside_world_effect("aten::add") is None and outside_world_effect("prim::Print") is None
+
+
+def test_eight_threads_call_a_module_loaded_untrusted_a_thousand_times():
+    """8 threads x 1,000 calls, the inputs changing among 4 specs (rank, contiguity): every result is eager's."""
+    import threading
+
+    import tsjit
+
+    eager = Net()
+    buffer = io.BytesIO()
+    save(tsjit.script(eager), buffer)
+    loaded = load(buffer.getvalue(), trusted=False)
+    inputs = [torch.randn(4, 3), torch.randn(2, 5, 3), torch.randn(3, 4).t(), torch.randn(1, 3)]
+    with torch.no_grad():
+        expected = [eager(x) for x in inputs]
+    wrong: list[int] = []
+
+    def calls(thread: int) -> None:
+        for call in range(1000):
+            index = (thread + call) % len(inputs)
+            if not torch.allclose(loaded(inputs[index]), expected[index]):
+                wrong.append(call)
+
+    threads = [threading.Thread(target=calls, args=(t,)) for t in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []

@@ -22,6 +22,8 @@ from other processes hits all variants alike. Numbers are for reading, never for
   branches on them (about half the nodes).
 
 - first_call: scripting plus the first result in a fresh process, tsjit against torch.jit (bench/first_call.py).
+- plan_cache: `python -m bench.plan_cache`, memory growth over 10,000 calls whose inputs change among 100 specs,
+  eager against tsjit in fresh processes (bench/plan_cache.py).
 
 torch.compile compiles with inductor on first call, which takes tens of seconds on 2 cores (not timed).
 """

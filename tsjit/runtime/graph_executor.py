@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import torch
 
+from tsjit import log
 from tsjit.errors import RuntimeTsjitError
 from tsjit.ir.graph import Graph
 from tsjit.ir.types import NoneType, OptionalType, TensorType, TupleType, Type
@@ -266,6 +268,10 @@ class ExecutionPlan:
 
 
 _NO_ENTRY = object()
+# How many specialized plans one executor keeps (TSJIT_PLAN_CACHE_SIZE, read when an executor is made): a program
+# called with ever new input types would otherwise keep a plan for each. The least recently used plan is evicted,
+# with a log line (TSJIT_LOG_LEVEL=graph_executor); a plan is used when a call's key differs from the last one's.
+DEFAULT_PLAN_CACHE_SIZE = 128
 
 
 class GraphExecutor:
@@ -274,8 +280,11 @@ class GraphExecutor:
     def __init__(self, graph: Graph, optimize: bool = True):
         self.graph = graph
         self.optimize = optimize
-        self._plans: dict[tuple, ExecutionPlan] = {}  # by (spec, default dtype, autocast on)
+        # plans by (spec, default dtype, autocast on), the least recently used first; their keys by id(plan)
+        self._plans: OrderedDict[tuple, ExecutionPlan] = OrderedDict()
+        self._plan_keys: dict[int, tuple] = {}
         self._plans_by_call_key: dict[tuple, ExecutionPlan] = {}  # the same plans by call_key (see get_plan)
+        self.plan_cache_size = max(1, int(os.environ.get("TSJIT_PLAN_CACHE_SIZE", DEFAULT_PLAN_CACHE_SIZE)))
         self._lock = threading.RLock()  # a same-thread re-entry fails loudly instead of hanging
         self._entries: dict[Any, Callable | None] = {}  # plan_entry by call key (and by miss, see entry())
 
@@ -285,7 +294,7 @@ class GraphExecutor:
         The first call replaces this method, on the instance, by the entry of its plan (`plan_entry`): later
         calls with the same call key go straight to that plan; others come back here and install their own."""
         key = call_key(inputs)
-        plan = self._plans_by_call_key.get(key) or self._plan_for_call_key(key, inputs)
+        plan = self._used(self._plans_by_call_key.get(key)) or self._plan_for_call_key(key, inputs)
         entry = self._entries.get(key, _NO_ENTRY)
         if entry is _NO_ENTRY:
             entry = self._entries[key] = plan_entry(key, plan.run, self._run_by_key)
@@ -298,7 +307,7 @@ class GraphExecutor:
         """An entry (`plan_entry`) to the plan for these inputs' call key that calls `miss` on other keys, for callers
         with a check of their own to do first (ScriptFunction binds arguments against its schema)."""
         key = call_key(inputs)
-        plan = self._plans_by_call_key.get(key) or self._plan_for_call_key(key, inputs)
+        plan = self._used(self._plans_by_call_key.get(key)) or self._plan_for_call_key(key, inputs)
         entry = self._entries.get((key, miss), _NO_ENTRY)
         if entry is _NO_ENTRY:
             entry = self._entries[(key, miss)] = plan_entry(key, plan.run, miss)
@@ -328,7 +337,7 @@ class GraphExecutor:
         """The plan for these inputs. Every call computes the cheap `call_key`; only a key not seen before
         computes the ArgumentSpec (which several keys may share) and, for a new spec, compiles a plan."""
         key = call_key(inputs)
-        plan = self._plans_by_call_key.get(key)
+        plan = self._used(self._plans_by_call_key.get(key))
         return plan if plan is not None else self._plan_for_call_key(key, inputs)
 
     @property
@@ -339,16 +348,39 @@ class GraphExecutor:
     def _plan_for_call_key(self, call_key: tuple, inputs: Sequence[Any]) -> ExecutionPlan:
         if len(inputs) != len(self.graph.inputs):  # checked once per key: the key's length is the inputs' count
             raise RuntimeTsjitError(f"the graph takes {len(self.graph.inputs)} inputs, got {len(inputs)}")
-        plan = self._compile((create_argument_spec(inputs), *call_key[2:]))
-        self._plans_by_call_key[call_key] = plan
-        return plan
+        return self._compile((create_argument_spec(inputs), *call_key[2:]), call_key)
 
-    def _compile(self, key: tuple) -> ExecutionPlan:
+    def _compile(self, key: tuple, call_key: tuple) -> ExecutionPlan:
         with self._lock:
-            if key not in self._plans:
+            plan = self._used(self._plans.get(key))
+            if plan is None:
                 graph = self.graph.copy()
                 specialize_types(graph, key[0])
                 if self.optimize:
                     optimize_graph(graph)
-                self._plans[key] = ExecutionPlan(graph)
-            return self._plans[key]
+                plan = self._plans[key] = ExecutionPlan(graph)
+                self._plan_keys[id(plan)] = key
+                self._evict()
+            self._plans_by_call_key[call_key] = plan
+            return plan
+
+    def _used(self, plan: ExecutionPlan | None) -> ExecutionPlan | None:
+        """Mark a plan (if any) as the most recently used."""
+        if plan is not None:
+            with self._lock:
+                key = self._plan_keys.get(id(plan))
+                if key is not None:
+                    self._plans.move_to_end(key)
+        return plan
+
+    def _evict(self) -> None:
+        """Drop the least recently used plans beyond the cache size, with every way of reaching them."""
+        while len(self._plans) > self.plan_cache_size:
+            key, evicted = self._plans.popitem(last=False)
+            del self._plan_keys[id(evicted)]
+            for call_key in [k for k, p in self._plans_by_call_key.items() if p is evicted]:
+                del self._plans_by_call_key[call_key]
+            self._entries.clear()  # entries call plans directly; each key installs its own again on a miss
+            self.__dict__.pop("run", None)
+            log.log(log.GRAPH_DUMP, f"plan cache of {len(self._plans) + 1} plans full (TSJIT_PLAN_CACHE_SIZE="
+                                    f"{self.plan_cache_size}): evicted the least recently used plan, for {key[0]}")

@@ -13,9 +13,10 @@ from mlir_corpus import assert_close
 from tsjit.ir.parser import parse_ir
 from tsjit.ir.symbols import aten, prim
 from tsjit.mlir import prepare, shapes
-from tsjit.mlir.loops import canonicalize_loops
-from tsjit.mlir.remove_mutation import remove_mutation
-from tsjit.mlir.unroll import eliminate_static_control_flow
+from tsjit.mlir.loops import loops_to_for_or_while
+from tsjit.passes.dead_code_elimination import eliminate_dead_code
+from tsjit.passes.remove_mutation import remove_mutation
+from tsjit.passes.static_control_flow import eliminate_static_control_flow
 from tsjit.runtime.run import run_graph
 
 
@@ -111,7 +112,7 @@ graph(%x : Tensor, %n : int):
   %c : bool = aten::gt(%n, %zero)
   %y : Tensor = aten::neg(%x)
   return (%y)"""
-    graph = check_rewrite(text, prepare.remove_unused_nodes, [(torch.randn(2), 1)])
+    graph = check_rewrite(text, eliminate_dead_code, [(torch.randn(2), 1)])
     assert kinds(graph) == [aten.neg]
 
 
@@ -343,13 +344,13 @@ graph(%x : Tensor, %stop : int):
 
 def test_counted_loop_with_a_condition_is_guarded():
     args = [(torch.randn(2), n, limit) for n in (0, 3, 6) for limit in (-1, 0, 2, 10)]
-    graph = check_rewrite(BREAK, canonicalize_loops, args)
+    graph = check_rewrite(BREAK, loops_to_for_or_while, args)
     (loop,) = [n for n in graph.all_nodes() if n.kind is prim.Loop]
     assert loop.input(1).node.kind is prim.Constant and prim.If in kinds(graph)
 
 
 def test_while_loop_starting_true_runs_its_first_iteration_before_the_loop():
-    graph = check_rewrite(EARLY_RETURN, canonicalize_loops, [(torch.randn(2), stop) for stop in (-1, 1, 2, 5)])
+    graph = check_rewrite(EARLY_RETURN, loops_to_for_or_while, [(torch.randn(2), stop) for stop in (-1, 1, 2, 5)])
     (loop,) = [n for n in graph.all_nodes() if n.kind is prim.Loop]
     assert loop.input(1).node.kind is not prim.Constant
 
@@ -411,7 +412,7 @@ def test_device_checks_and_grad_mode_fold_to_constants():
     assert not prepare.fold_tensor_properties(graph, torch.device("cpu"))
     assert prepare.remove_grad_mode_contexts(graph)
     eliminate_static_control_flow(graph)
-    prepare.remove_unused_nodes(graph)
+    eliminate_dead_code(graph, keep_assertions=True)
     graph.lint()
     assert kinds(graph) == [prim.Constant] * 4 + [prim.TupleConstruct]
     assert run_graph(graph, torch.randn(2), optimize=False) == (True, False, False, False)
@@ -472,7 +473,7 @@ graph(%x : Tensor):
 
 
 def test_sizes_and_dtypes_the_refined_types_state_become_constants():
-    from tsjit.mlir.unroll import fold_static_types
+    from tsjit.passes.fold_static_types import fold_static_types
 
     x = torch.randn(2, 3)
     graph = refined(SIZE_CHECK, x)
@@ -484,7 +485,7 @@ def test_sizes_and_dtypes_the_refined_types_state_become_constants():
 
 
 def test_dtype_of_a_refined_tensor_becomes_a_constant():
-    from tsjit.mlir.unroll import fold_static_types
+    from tsjit.passes.fold_static_types import fold_static_types
 
     text = """
 graph(%x : Tensor):

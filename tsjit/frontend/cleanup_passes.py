@@ -1,7 +1,7 @@
 """The passes every freshly emitted graph goes through, in TorchScript's order (to_ir + runCleanupPasses):
 
-    canonicalize_modified_loops -> normalize_ops -> lift_closures -> inline_forked_closures
-    -> lower_simple_tuples -> constant_propagation_immutable_types -> constant_pooling -> canonicalize_outputs
+    modified_loops_to_while_loops -> normalize_ops -> lift_closures -> inline_forked_closures
+    -> lower_simple_tuples -> constant_propagation_immutable_types -> constant_pooling -> order_outputs_by_first_use
     -> annotate_warns
 
 They make the emitter's output the graph torch.jit shows: closures are graphs of their own and forks are
@@ -13,22 +13,23 @@ before these.) The graphs lifted out of closures go through the same passes from
 
 from __future__ import annotations
 
+from tsjit import log
 from tsjit.frontend.lift_closures import inline_forked_closures, lift_closures
 from tsjit.ir.graph import Block, Graph, Node
 from tsjit.ir.symbols import aten, prim
 from tsjit.passes.annotate_warns import annotate_warns
-from tsjit.passes.canonicalize import canonicalize_outputs
 from tsjit.passes.constant_pooling import constant_pooling
 from tsjit.passes.constant_propagation import constant_propagation_immutable_types
 from tsjit.passes.lower_tuples import lower_simple_tuples
 from tsjit.passes.normalize_ops import normalize_ops
+from tsjit.passes.output_order import order_outputs_by_first_use
 from tsjit.passes.pass_runner import run_pass
 
 INT64_MAX = 2**63 - 1
 
 
 def run_cleanup_passes(graph: Graph) -> None:
-    run_pass(canonicalize_modified_loops, graph)
+    run_pass(modified_loops_to_while_loops, graph)
     run_pass(normalize_ops, graph)
     clean_up(graph)
 
@@ -40,11 +41,11 @@ def clean_up(graph: Graph) -> None:
     run_pass(lower_simple_tuples, graph)
     run_pass(constant_propagation_immutable_types, graph)
     run_pass(constant_pooling, graph)
-    run_pass(canonicalize_outputs, graph)
+    run_pass(order_outputs_by_first_use, graph)
     run_pass(annotate_warns, graph)
 
 
-def canonicalize_modified_loops(graph: Graph) -> bool:
+def modified_loops_to_while_loops(graph: Graph) -> bool:
     """A loop with both a trip count and a condition (`for` with `break`) becomes a while loop counting itself:
 
         Loop(%n, %c, ...)                       Loop(INT64_MAX, %n > 0 and %c, 0, ...)
@@ -54,16 +55,16 @@ def canonicalize_modified_loops(graph: Graph) -> bool:
 
     so that every loop reads as a Python `for` (a constant-true condition) or `while` (no trip count).
     """
-    return _canonicalize_loops(graph.block)
+    return _rewrite_modified_loops(graph.block)
 
 
-def _canonicalize_loops(block: Block) -> bool:
+def _rewrite_modified_loops(block: Block) -> bool:
     changed = False
     for node in list(block.nodes()):
         for inner in node.blocks:
-            changed |= _canonicalize_loops(inner)
-        if node.kind is prim.Loop and _is_modified_loop(node):
-            _canonicalize_loop(node)
+            changed |= _rewrite_modified_loops(inner)
+        if node.kind is prim.Loop and _is_modified_loop(node) and log.opt_allowed():
+            _to_while_loop(node)
             changed = True
     return changed
 
@@ -80,7 +81,7 @@ def _is_modified_loop(node: Node) -> bool:
     return trip_count != INT64_MAX or isinstance(trip_count, bool) or bool(body.inputs[0].uses)
 
 
-def _canonicalize_loop(node: Node) -> None:
+def _to_while_loop(node: Node) -> None:
     from tsjit.frontend.sugared_value import constant_of, emit_builtin_call
 
     graph, body = node.owning_graph, node.blocks[0]

@@ -19,8 +19,8 @@ are prim::Store / prim::Load nodes and `return`, `break` and `continue` are prim
 prim::BreakStmt and prim::ContinueStmt nodes while emitting; `compile_function` then runs the passes that
 turn this into the final graph, as TorchScript does after emitting:
 
-    convert_to_ssa (with the exit transform) -> canonicalize_modified_loops -> normalize_ops
-    -> lower_simple_tuples -> constant_propagation_immutable_types -> constant_pooling -> canonicalize_outputs
+    convert_to_ssa (with the exit transform) -> modified_loops_to_while_loops -> normalize_ops
+    -> lower_simple_tuples -> constant_propagation_immutable_types -> constant_pooling -> order_outputs_by_first_use
 
 Typing follows TorchScript: unannotated parameters are Tensor; `x: List[int] = []` and `tsjit.annotate` give
 empty containers their type; `x is None` / `x is not None` (also inside `and`/`or`, `assert`, `if`) refine

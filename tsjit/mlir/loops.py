@@ -19,32 +19,39 @@ stop at the break, the second would not stop at all. So before import:
                                                         -> (%true, %a, %x.3)
 
 - a while loop (trip count 2^63-1) whose initial condition is the constant `true` runs its first iteration
-  before the loop, which then starts from the condition that iteration computed (`peel_first_iteration`).
+  before the loop, which then starts from the condition that iteration computed (`peel_first_iteration`,
+  tsjit/passes/static_control_flow.py).
 """
 
 from __future__ import annotations
 
+from tsjit import log
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.symbols import prim
 from tsjit.ir.types import BoolType
+from tsjit.passes.static_control_flow import peel_first_iteration
 
 INT64_MAX = 2**63 - 1
 
 
-def canonicalize_loops(graph: Graph) -> bool:
+def loops_to_for_or_while(graph: Graph) -> bool:
     """Apply both rewrites to every loop (inner loops first)."""
     changed = False
     for loop in [n for n in reversed(list(graph.all_nodes())) if n.kind is prim.Loop]:
-        if _is_constant(loop.blocks[0].outputs[0], True):
+        if _is_constant(loop.blocks[0].outputs[0], True) or not _needs_rewrite(loop) or not log.opt_allowed():
             continue
         if not _is_constant(loop.input(0), INT64_MAX):
             guard_loop_condition(graph, loop)
-            changed = True
-        elif _is_constant(loop.input(1), True):
+        else:
             peel_first_iteration(graph, loop)
-            changed = True
+        changed = True
     return changed
+
+
+def _needs_rewrite(loop: Node) -> bool:
+    """A finite trip count with a computed condition, or a while loop whose initial condition is `true`."""
+    return not _is_constant(loop.input(0), INT64_MAX) or _is_constant(loop.input(1), True)
 
 
 def _is_constant(value: Value, expected) -> bool:
@@ -81,16 +88,3 @@ def _move_body_into_guard(body, guard: Node, false: Value) -> None:
         taken.register_output(result)
         skipped.register_output(carried)
         guard.add_output().set_type(carried.type)
-
-
-def peel_first_iteration(graph: Graph, loop: Node) -> None:
-    """Run a copy of the body before the loop (iteration 0, carried values = initial values) and start the loop
-    from the condition and values it computed."""
-    body = loop.blocks[0]
-    with graph.insert_point_guard(loop):
-        mapping = dict(zip(body.inputs, [graph.insert_constant(0), *loop.inputs[2:]]))
-        for node in body.nodes():
-            clone = graph.insert_node(graph.create_clone(node, lambda v: mapping.get(v, v)))
-            mapping.update(zip(node.outputs, clone.outputs))
-    for index, result in enumerate(body.outputs):
-        loop.replace_input(1 + index, mapping.get(result, result))

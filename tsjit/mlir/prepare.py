@@ -9,10 +9,11 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   The assert is `aten::_assert_scalar`, which linalg lowers to `cf.assert` (IREE raises its message). TOSA and
   StableHLO lower neither asserts nor the scalar comparisons feeding them, so for those backends the check is
   dropped: the compiled program does not check what the source asserted.
-- `remove_unused_nodes`: an unused `prim::DictConstruct` survives torch-mlir's simplification and fails the
-  backend contract ("unsupported by backend contract: type '!torch.dict<...>'"); unused lists and tuples go too,
-  and so do unused constants (inlining leaves `Function` constants behind, which have no torch-dialect type) and
-  unused aten ops (torch-mlir keeps scalar ops such as an unused `aten::gt.int`, which TOSA cannot lower).
+- dead code elimination (tsjit/passes/dead_code_elimination.py, keeping the asserts inserted here): an unused
+  `prim::DictConstruct` survives torch-mlir's simplification and fails the backend contract ("unsupported by
+  backend contract: type '!torch.dict<...>'"); unused lists and tuples go too, and so do unused constants
+  (inlining leaves `Function` constants behind, which have no torch-dialect type) and unused aten ops (torch-mlir
+  keeps scalar ops such as an unused `aten::gt.int`, which TOSA cannot lower).
 - `select_ifs_to_where`: a prim::If whose branches only forward tensors defined outside it is canonicalized by
   torch-mlir into an `arith.select` of two tensors, which the linalg backend contract rejects. When the two
   tensors have the same static type it becomes `aten::where` on a 0-d bool tensor made from the condition.
@@ -41,14 +42,14 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   `prim::is_cuda` and `prim::is_nested` have no op. A compiled program runs on one device, so
   `prim::device(%t)` becomes the examples' device (cpu without example tensors), `prim::type` of a constant
   device its string and `is_cuda` whether that device is cuda; the torch dialect has no nested tensors, so
-  `is_nested` is False. The comparisons on them then fold (tsjit/mlir/unroll.py).
+  `is_nested` is False. The comparisons on them then fold (tsjit/passes/static_control_flow.py).
 - `remove_profiling`: `prim::profile` (graphs recorded by the profiling executor) forwards its input.
-- `remove_mutation` (tsjit/mlir/remove_mutation.py): in-place ops on tensors nobody else observes become
+- `remove_mutation` (tsjit/passes/remove_mutation.py): in-place ops on tensors nobody else observes become
   out-of-place, so that the program can be imported with value semantics.
-- `eliminate_static_control_flow` (tsjit/mlir/unroll.py): Ifs on constants are inlined (their dead branches
-  may hold in-place ops); the TOSA and StableHLO contracts allow no control flow, so for them loops decided at
-  compile time are unrolled as well.
-- `canonicalize_loops` (tsjit/mlir/loops.py): loops that both count and test a condition are reshaped, because
+- `eliminate_static_control_flow` (tsjit/passes/static_control_flow.py): Ifs on constants are inlined (their dead
+  branches may hold in-place ops); the TOSA and StableHLO contracts allow no control flow, so for them loops
+  decided at compile time are unrolled as well.
+- `loops_to_for_or_while` (tsjit/mlir/loops.py): loops that both count and test a condition are reshaped, because
   torch-mlir lowers a loop either as a for loop (dropping the condition) or as a while loop (dropping the count).
 - `flatten_tuple_inputs`: the backend contract allows no tuple at the function boundary, so a tuple argument
   (the seed's `lstm_cell(input, (hx, cx), ...)`) becomes one argument per element and a TupleConstruct.
@@ -63,7 +64,7 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
 Tensor types are refined by tsjit.mlir.shapes, because torch-mlir does not infer types through control flow.
 With refined types, recurrent layers are unrolled (`decompose_recurrent_layers`, tsjit/mlir/rnn.py: torch-mlir has
 no op for `aten::lstm` / `aten::gru`) and sizes and dtypes the types state become constants
-(`fold_static_types`, tsjit/mlir/unroll.py), after which static control flow is removed again.
+(`fold_static_types`, tsjit/passes/fold_static_types.py), after which static control flow is removed again.
 """
 
 from __future__ import annotations
@@ -73,23 +74,28 @@ from dataclasses import dataclass, field
 
 import torch
 
+from tsjit import log
 from tsjit.errors import MLIRError
 from tsjit.ir import types as ts
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Block, Graph, Node
 from tsjit.ir.symbols import aten, prim
 from tsjit.mlir import shapes
-from tsjit.mlir.loops import canonicalize_loops
+from tsjit.mlir.loops import loops_to_for_or_while
 from tsjit.mlir.objects import ModuleValue, Slot, instances
-from tsjit.mlir.remove_mutation import remove_mutation
 from tsjit.mlir.rnn import decompose_recurrent_layers
 from tsjit.mlir.types import TensorAnnotation, annotation_from
-from tsjit.mlir.unroll import changes_tensor_metadata, eliminate_static_control_flow, fold_static_types
 from tsjit.passes.constant_propagation import inline_if_branch
+from tsjit.passes.dead_code_elimination import eliminate_dead_code
+from tsjit.passes.fold_static_types import fold_static_types
+from tsjit.passes.pass_runner import run_pass
+from tsjit.passes.remove_mutation import remove_mutation
+from tsjit.passes.shape_analysis import may_change_tensor_metadata
+from tsjit.passes.static_control_flow import eliminate_static_control_flow
 
+_CPU = torch.device("cpu")
 BACKENDS_WITH_ASSERTS = frozenset({"torch", "linalg-on-tensors"})
 BACKENDS_WITHOUT_CONTROL_FLOW = frozenset({"tosa", "stablehlo"})
-_PURE_PRIMS = (prim.Constant, prim.ListConstruct, prim.TupleConstruct, prim.DictConstruct)
 
 
 @dataclass
@@ -109,7 +115,7 @@ class Options:
     """How to prepare: keep asserts as runtime checks; whether tensors get value semantics (None: yes, and
     an in-place write that remove_mutation cannot remove is an error; False: import as torch-mlir's TorchScript
     importer did, non-value tensors with `torch.type_bound`, and let MaximizeValueSemantics try); whether to
-    remove static control flow (for backends without control flow, see tsjit/mlir/unroll.py)."""
+    remove static control flow (for backends without control flow, see tsjit/passes/static_control_flow.py)."""
 
     checks: bool = True
     value_semantics: bool | None = None
@@ -171,39 +177,39 @@ def _value_semantics(graphs: Sequence[Graph], options: Options) -> bool:
 
 def _rewrite(graph: Graph, options: Options, device: torch.device) -> None:
     """The rewrites that do not need refined types, in an order where each one's output suits the next."""
-    remove_profiling(graph)
-    fold_tensor_properties(graph, device)
-    remove_grad_mode_contexts(graph)
-    remove_prints(graph)
-    replace_raising_branches(graph, checks=options.checks)
-    lower_not(graph)
-    scalars_to_scalar_tensors(graph)
-    decompose_range_ops(graph)
-    remove_unused_nodes(graph)
-    eliminate_static_control_flow(graph, unroll_loops=options.unroll or _mutates_outer_list(graph))
-    remove_mutation(graph)
-    canonicalize_loops(graph)
-    reject_list_mutation_in_control_flow(graph)
+    run_pass(remove_profiling, graph)
+    run_pass(fold_tensor_properties, graph, device)
+    run_pass(remove_grad_mode_contexts, graph)
+    run_pass(remove_prints, graph)
+    run_pass(replace_raising_branches, graph, checks=options.checks)
+    run_pass(lower_not, graph)
+    run_pass(scalars_to_scalar_tensors, graph)
+    run_pass(decompose_range_ops, graph)
+    run_pass(eliminate_dead_code, graph, keep_assertions=True)
+    run_pass(eliminate_static_control_flow, graph, unroll_loops=options.unroll or _mutates_outer_list(graph))
+    run_pass(remove_mutation, graph)
+    run_pass(loops_to_for_or_while, graph)
+    run_pass(reject_list_mutation_in_control_flow, graph)
 
 
 def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstract], options: Options) -> None:
     """Refine types. Recurrent layers (unrolled over their refined sequence length), static sizes and select-Ifs
     are found with refined types, and what replaces them is refined again."""
     shapes.refine_types(entry, arguments)
-    if any([decompose_recurrent_layers(graph) for graph in graphs]):
+    if any([run_pass(decompose_recurrent_layers, graph) for graph in graphs]):
         for graph in graphs:
-            remove_unused_nodes(graph)
+            run_pass(eliminate_dead_code, graph, keep_assertions=True)
         shapes.refine_types(entry, arguments)
-    if not any(changes_tensor_metadata(graph) for graph in graphs) and \
-            any([fold_static_types(graph) for graph in graphs]):
+    if not any(may_change_tensor_metadata(graph, callees_known=True) for graph in graphs) and \
+            any([run_pass(fold_static_types, graph) for graph in graphs]):
         for graph in graphs:
-            eliminate_static_control_flow(graph, unroll_loops=options.unroll)
-            remove_unused_nodes(graph)
+            run_pass(eliminate_static_control_flow, graph, unroll_loops=options.unroll)
+            run_pass(eliminate_dead_code, graph, keep_assertions=True)
         shapes.refine_types(entry, arguments)
-    if any([select_ifs_to_where(graph) for graph in graphs]):
+    if any([run_pass(select_ifs_to_where, graph) for graph in graphs]):
         shapes.refine_types(entry, arguments)
     for graph in graphs:
-        replace_uninitialized(graph)
+        run_pass(replace_uninitialized, graph)
 
 
 def _copy_object_graph(root: ModuleValue) -> ModuleValue:
@@ -324,7 +330,7 @@ def _tuple_leaves(graph: Graph, value):
 
 
 # ---- workarounds -------------------------------------------------------------------------------------------
-def replace_raising_branches(graph: Graph, checks: bool) -> bool:
+def replace_raising_branches(graph: Graph, checks: bool = True) -> bool:
     """An If with one raising branch becomes (an assert of) the other branch's condition and its nodes:
 
         prim::If(%ok)                                   %i : int = aten::Int(%ok)
@@ -334,7 +340,7 @@ def replace_raising_branches(graph: Graph, checks: bool) -> bool:
     changed = False
     for node in [n for n in reversed(list(graph.all_nodes())) if n.kind is prim.If]:
         raising = [_raises(block) for block in node.blocks]
-        if raising.count(True) == 1:
+        if raising.count(True) == 1 and log.opt_allowed():
             _keep_branch(graph, node, raising.index(False), checks)
             changed = True
     return changed
@@ -366,7 +372,7 @@ def _exception_message(block: Block) -> str:
 
 def lower_not(graph: Graph) -> bool:
     """`aten::__not__(%b)` -> `aten::ne(%b, True)`."""
-    nodes = [n for n in graph.all_nodes() if n.kind is aten.__not__]
+    nodes = [n for n in graph.all_nodes() if n.kind is aten.__not__ and log.opt_allowed()]
     for node in nodes:
         with graph.insert_point_guard(node):
             node.output().replace_all_uses_with(graph.insert(aten.ne, [node.input(), True]))
@@ -381,7 +387,7 @@ def replace_uninitialized(graph: Graph) -> bool:
     for node in [n for n in graph.all_nodes() if n.kind is prim.Uninitialized]:
         with graph.insert_point_guard(node):
             zero = _zero_of(graph, node.output().type)
-        if zero is not None:
+        if zero is not None and log.opt_allowed():
             node.output().replace_all_uses_with(zero)
             node.destroy()
             changed = True
@@ -406,7 +412,7 @@ def decompose_range_ops(graph: Graph) -> bool:
     changed = False
     for node in [n for n in graph.all_nodes() if n.kind in (aten.__range_length, aten.__derive_index)]:
         step = node.input(2)
-        if step.node.kind is not prim.Constant or constant_value(step.node) == 0:
+        if step.node.kind is not prim.Constant or constant_value(step.node) == 0 or not log.opt_allowed():
             continue
         with graph.insert_point_guard(node):
             result = _range_arithmetic(graph, node, constant_value(step.node))
@@ -427,7 +433,7 @@ def _range_arithmetic(graph: Graph, node: Node, step: int):
 
 def remove_prints(graph: Graph) -> bool:
     """Delete `prim::Print` and `aten::warn`, which have no outputs and no lowering."""
-    nodes = [n for n in graph.all_nodes() if n.kind in (prim.Print, aten.warn)]
+    nodes = [n for n in graph.all_nodes() if n.kind in (prim.Print, aten.warn) and log.opt_allowed()]
     for node in nodes:
         node.destroy()
     return bool(nodes)
@@ -446,15 +452,15 @@ def remove_grad_mode_contexts(graph: Graph) -> bool:
         %e : NoneType = prim::Enter(%g)   ...   %t = prim::Exit(%g)
     """
     objects = [n for n in graph.all_nodes() if n.kind is prim.CreateObject
-               and getattr(n.output().type, "qualified_name", None) in _GRAD_MODES]
+               and getattr(n.output().type, "qualified_name", None) in _GRAD_MODES and log.opt_allowed()]
     for node in objects:
         for use in list(node.output().uses):
             if not use.user.has_uses():
                 use.user.destroy()
         if not node.has_uses():
             node.destroy()
-    grad_mode = _replace_by_constant(graph, [n for n in graph.all_nodes() if n.kind is aten.is_grad_enabled],
-                                     lambda node: False)
+    grad_mode = _replace_by_constant(graph, [n for n in graph.all_nodes() if n.kind is aten.is_grad_enabled
+                                             and log.opt_allowed()], lambda node: False)
     return bool(objects) or grad_mode
 
 
@@ -465,7 +471,8 @@ def scalars_to_scalar_tensors(graph: Graph) -> bool:
     """`aten::tensor(%n, %dtype, %device, %requires_grad)` of a number -> `aten::scalar_tensor(%n, dtype=...,
     device=%device)`; without a dtype, the one torch.tensor picks for the number (int64, float32, bool)."""
     nodes = [n for n in graph.all_nodes()
-             if n.kind is aten.tensor and type(n.input(0).type) in _DEFAULT_DTYPES and len(n.inputs) == 4]
+             if n.kind is aten.tensor and type(n.input(0).type) in _DEFAULT_DTYPES and len(n.inputs) == 4
+             and log.opt_allowed()]
     for node in nodes:
         value, dtype, device, _ = node.inputs
         with graph.insert_point_guard(node):
@@ -504,7 +511,7 @@ def reject_list_mutation_in_control_flow(graph: Graph) -> bool:
     return False
 
 
-def fold_tensor_properties(graph: Graph, device: torch.device) -> bool:
+def fold_tensor_properties(graph: Graph, device: torch.device = _CPU) -> bool:
     """`prim::device(%t)` -> the constant `device`, `prim::is_cuda(%t)` -> whether it is cuda,
     `prim::is_nested(%t)` -> False; then `prim::type(%d)` of a constant device -> its type:
 
@@ -512,9 +519,10 @@ def fold_tensor_properties(graph: Graph, device: torch.device) -> bool:
         %s : str = prim::type(%d)               ->      %s : str = prim::Constant[value="cpu"]()
     """
     known = {prim.device: device, prim.is_cuda: device.type == "cuda", prim.is_nested: False}
-    changed = _replace_by_constant(graph, [n for n in graph.all_nodes() if n.kind in known],
+    changed = _replace_by_constant(graph, [n for n in graph.all_nodes() if n.kind in known and log.opt_allowed()],
                                    lambda node: known[node.kind])
-    types = [n for n in graph.all_nodes() if n.kind is prim.type and n.input().node.kind is prim.Constant]
+    types = [n for n in graph.all_nodes() if n.kind is prim.type and n.input().node.kind is prim.Constant
+             and log.opt_allowed()]
     return _replace_by_constant(graph, types, lambda node: constant_value(node.input().node).type) or changed
 
 
@@ -533,30 +541,12 @@ def _device_of(examples: Sequence) -> torch.device:
 
 def remove_profiling(graph: Graph) -> bool:
     """`%y = prim::profile(%x)` only records the type of `%x`: its uses read `%x` instead."""
-    nodes = [n for n in graph.all_nodes() if n.kind is prim.profile]
+    nodes = [n for n in graph.all_nodes() if n.kind is prim.profile and log.opt_allowed()]
     for node in nodes:
         for output in node.outputs:
             output.replace_all_uses_with(node.input())
         node.destroy()
     return bool(nodes)
-
-
-def remove_unused_nodes(graph: Graph) -> bool:
-    """Delete nodes without effects whose results nobody reads: constants, containers, and aten ops that write
-    nothing (a check that no longer guards anything, `%c = aten::gt(%n, %zero)`, would not lower on TOSA)."""
-    changed = False
-    for node in reversed(list(graph.all_nodes())):
-        if node.outputs and not node.has_uses() and _has_no_effect(node):
-            node.destroy()
-            changed = True
-    return changed
-
-
-def _has_no_effect(node: Node) -> bool:
-    if node.kind in _PURE_PRIMS:
-        return True
-    schema = node.maybe_schema() if node.kind.ns == "aten" and node.kind is not aten.warn else None
-    return schema is not None and not schema.is_mutable
 
 
 def select_ifs_to_where(graph: Graph) -> bool:
@@ -568,7 +558,8 @@ def select_ifs_to_where(graph: Graph) -> bool:
     """
     changed = False
     for node in [n for n in graph.all_nodes() if n.kind is prim.If]:
-        if all(block.is_empty() for block in node.blocks) and _selects_same_static_tensors(node):
+        if all(block.is_empty() for block in node.blocks) and _selects_same_static_tensors(node) and \
+                log.opt_allowed():
             _replace_with_where(graph, node)
             changed = True
     return changed

@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import threading
 
+from tsjit import log
 from tsjit.ir.graph import Graph
 from tsjit.ir.symbols import aten
 
@@ -19,7 +20,7 @@ def annotate_warns(graph: Graph) -> bool:
     """Give each aten::warn without one a process-unique `warn_id`; returns whether any was added."""
     changed = False
     for node in graph.all_nodes():
-        if node.kind is aten.warn and not node.has_attribute("warn_id"):
+        if node.kind is aten.warn and not node.has_attribute("warn_id") and log.opt_allowed():
             with _lock:
                 node.i_("warn_id", next(_ids))
             changed = True

@@ -12,6 +12,10 @@ from a graph input, or memory some live node reads. `%y` above is fresh and read
 in-place add on it is dead along with it; `%x` is an input, so writing to it stays. Unused outputs of
 prim::If and loop-carried values nobody reads are removed from the control flow nodes too.
 
+`keep_assertions=True` keeps assertions whose results nobody reads (`aten::_assert_scalar(%i, "n > 0")`), which
+have no other effect that AliasDb sees: MLIR preparation (tsjit/mlir/prepare.py) inserts them for the checks the
+compiled program keeps.
+
 What may share memory, and what a node writes, comes from AliasDb (tsjit.ir.alias_analysis): "observable"
 is memory of the wildcard sets (the caller's, or stored where tsjit cannot follow it) and memory a live value
 can reach, containers included.
@@ -24,17 +28,20 @@ from collections.abc import Iterable
 from tsjit import log
 from tsjit.ir.alias_analysis import SIDE_EFFECT_KINDS, AliasDb, has_side_effects
 from tsjit.ir.graph import Block, Graph, Node, Value
-from tsjit.ir.symbols import prim
+from tsjit.ir.symbols import aten, prim
+
+ASSERTION_KINDS = frozenset({aten._assert_scalar, aten._assert_async})
 
 
-def eliminate_dead_code(graph: Graph) -> bool:
+def eliminate_dead_code(graph: Graph, keep_assertions: bool = False) -> bool:
     """Remove dead nodes and dead control-flow outputs; returns whether anything changed."""
-    return _DeadCodeEliminator(graph).run()
+    return _DeadCodeEliminator(graph, keep_assertions).run()
 
 
 class _DeadCodeEliminator:
-    def __init__(self, graph: Graph):
+    def __init__(self, graph: Graph, keep_assertions: bool):
         self.graph = graph
+        self.keep_assertions = keep_assertions
         self.aliases = AliasDb(graph)
         self.live_values: set[Value] = set()
         self.live_memory = 0
@@ -97,6 +104,7 @@ class _DeadCodeEliminator:
         if node not in self.side_effects:
             self.side_effects[node] = (
                 has_side_effects(node)
+                or (self.keep_assertions and node.kind in ASSERTION_KINDS)
                 or any(self.has_side_effects(n) for b in node.blocks for n in b.nodes())
                 or self.aliases.writes_to_wildcard(node))
         return self.side_effects[node]

@@ -28,7 +28,7 @@ def _inline_block(block: Block) -> bool:
     changed = False
     for node in list(block.nodes()):
         callee = _callee(node)
-        if callee is not None:
+        if callee is not None and log.opt_allowed():
             _inline_call(node, callee)
             changed = True
         else:

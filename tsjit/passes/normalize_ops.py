@@ -9,6 +9,7 @@ stays aten::degrees.
 
 from __future__ import annotations
 
+from tsjit import log
 from tsjit.ir.graph import Block, Graph, Node
 from tsjit.ir.symbols import Symbol
 from tsjit.ir.types import TensorType
@@ -48,7 +49,8 @@ def _normalize_block(block: Block) -> bool:
         for inner in node.blocks:
             changed |= _normalize_block(inner)
         target = OPERATOR_ALIASES.get(node.kind)
-        if target is not None and node.inputs and isinstance(node.inputs[0].type, TensorType):
+        if target is not None and node.inputs and isinstance(node.inputs[0].type, TensorType) \
+                and log.opt_allowed():
             _replace_kind(node, target)
             changed = True
     return changed

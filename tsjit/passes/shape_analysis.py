@@ -88,10 +88,14 @@ def propagate_shapes(graph: Graph, use_rules: bool = True) -> bool:
     return propagator.changed
 
 
-def may_change_tensor_metadata(graph: Graph) -> bool:
-    """Whether some node may change the sizes, strides or dtype of an existing tensor (so types could lie)."""
+def may_change_tensor_metadata(graph: Graph, callees_known: bool = False) -> bool:
+    """Whether some node may change the sizes, strides or dtype of an existing tensor (so types could lie): the
+    one home of that question (the executor's peephole rules, shape propagation, MLIR's fold_static_types).
+
+    `callees_known=True` when every graph a call can reach is checked too (MLIR preparation checks each method of
+    the object graph), so calls are not opaque."""
     for node in graph.all_nodes():
-        if node.kind in METADATA_MUTATORS or node.kind in OPAQUE_CALLS:
+        if node.kind in METADATA_MUTATORS or (node.kind in OPAQUE_CALLS and not callees_known):
             return True
         if any(node.kind_of(name) in ("g", "gs") for name in node.attribute_names()):
             return True  # forked or closure subgraphs: assume the worst of what they run

@@ -1,17 +1,18 @@
-"""Remove control flow that is decided at compile time: Ifs for every backend, loops for those without any.
+"""Remove control flow that is decided at compile time: Ifs on constants, and (if asked) loops that surely run.
 
-The TOSA and StableHLO backend contracts accept no `scf` ops: a `prim::If` or `prim::Loop` left in the
-program fails to legalize. Much of TorchScript's control flow is static, though: `for i in range(3)`, loops over
-a ModuleList, `while k < i` inside such a loop, an `if` on a module's constant attribute. Four rewrites, repeated
-until none applies, remove it:
+Much of TorchScript's control flow is static: `for i in range(3)`, loops over a ModuleList, `while k < i` inside
+such a loop, an `if` on a module's constant attribute. MLIR preparation needs it gone (tsjit/mlir/prepare.py: the
+TOSA and StableHLO backend contracts accept no `scf` ops, and a dead branch's in-place op would keep a program from
+value semantics). Four rewrites, repeated until none applies, remove it:
 
-- `fold_constants`: a scalar op (int, float, bool results; no tensors, no side effects) whose inputs are all
-  constants (or list literals of constants: `x.device.type in ["cpu", "cuda"]`) is replaced by its result,
-  computed by the operator's implementation;
+- `fold_scalar_constants`: a scalar op (int, float, bool results; no tensors, no side effects) whose inputs are
+  all constants (or list literals of constants: `x.device.type in ["cpu", "cuda"]`) is replaced by its result,
+  computed by the operator's implementation; it also unpacks constant lists and answers `a is b` / `a is not b`
+  of a value with itself (`query is not key` in nn.MultiheadAttention called as `attention(x, x, x)`);
 - `forward_tuple_elements`: `prim::TupleUnpack` and `prim::TupleIndex` (constant index) of a `prim::TupleConstruct`
   read its elements, so that constants packed into a tuple (`expected_hidden_size` in nn.LSTM's checks) reach the
-  ops that fold them (tsjit's lower_simple_tuples does the same but also runs dead code elimination, which
-  would delete the `aten::_assert_scalar` checks prepare.py inserts);
+  ops that fold them (lower_simple_tuples does the same but also runs dead code elimination without keeping the
+  `aten::_assert_scalar` checks prepare.py inserts);
 - `inline_constant_ifs`: an If on a constant condition becomes the nodes of the branch it takes;
 - `peel_constant_loops`: a loop that surely runs (constant trip count and constant initial condition) runs its
   first iteration before the loop, with the iteration number 0; the loop continues from iteration 1 and goes
@@ -22,32 +23,20 @@ until none applies, remove it:
           %x.3 = aten::add(%x.2, %i)                    block0(%j, %x.2):
           -> (%true, %x.3)                                %i = aten::add(%j, %one) ...
 
-`fold_constants` also unpacks constant lists and answers `a is b` / `a is not b` of a value with itself
-(`query is not key` in nn.MultiheadAttention called as `attention(x, x, x)`). Once types are refined
-(tsjit.mlir.shapes), `fold_static_types` makes the sizes, ranks and dtypes they state constants (`aten::size`,
-`aten::dim`, `prim::dtype`): the compiled program is specialized to its arguments' static shapes anyway, and
-library code checks shapes with comparisons of size lists (`hx.size() != expected` in nn.LSTM) that no backend
-lowers, or picks a path by dtype (MultiheadAttention's fast-path checks); folded, the checks and the Ifs on them
-go away. Not where an op changes a tensor's sizes in place (`unsqueeze_`, `resize_`: programs imported without
-value semantics), which makes a value's type describe it only before that op.
-
-At most `UNROLL_LIMIT` iterations of one loop are peeled. Folding and inlining run for every backend: library
-code branches on constants (`if inplace: relu_(x) else: relu(x)` in F.relu), and the dead branch's in-place op
-would otherwise keep the program from being imported with value semantics.
+At most `UNROLL_LIMIT` iterations of one loop are peeled. Unlike constant_propagation, folding here runs the
+JIT-only scalar builtins and never touches tensors, so it is cheap and safe on graphs that are not yet typed.
 """
 
 from __future__ import annotations
 
+from tsjit import log
 from tsjit.ir import types as ts
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Graph, Node, Value
-from tsjit.ir.scalar_type import dtype_to_code
 from tsjit.ir.symbols import aten, prim
-from tsjit.mlir.loops import peel_first_iteration
 from tsjit.ops import builtins
 from tsjit.ops.matching import find_operator_for_node
 from tsjit.passes.constant_propagation import inline_if_branch
-from tsjit.passes.shape_analysis import METADATA_MUTATORS
 
 UNROLL_LIMIT = 64
 _FOLDABLE_TYPES = (ts.IntType, ts.FloatType, ts.BoolType)
@@ -59,17 +48,18 @@ def eliminate_static_control_flow(graph: Graph, unroll_loops: bool = True) -> bo
     """Fold and inline (and peel loops, if asked) until nothing changes."""
     changed = False
     peeled: dict[Node, int] = {}
-    while fold_constants(graph) | forward_tuple_elements(graph) | inline_constant_ifs(graph) | \
+    while fold_scalar_constants(graph) | forward_tuple_elements(graph) | inline_constant_ifs(graph) | \
             (unroll_loops and peel_constant_loops(graph, peeled)):
         changed = True
     return changed
 
 
-def fold_constants(graph: Graph) -> bool:
+def fold_scalar_constants(graph: Graph) -> bool:
+    """Replace scalar ops on constant inputs by their results."""
     builtins.load()  # the JIT-only scalar ops (`aten::lt.int`, ...) that folding runs
     changed = False
     for node in list(graph.all_nodes()):
-        if _foldable(node):
+        if _foldable(node) and log.opt_allowed():
             changed |= _fold(graph, node)
     return changed
 
@@ -144,6 +134,8 @@ def forward_tuple_elements(graph: Graph) -> bool:
             elements = [construct.inputs[constant_value(node.input(1).node)]]
         else:
             continue
+        if not log.opt_allowed():
+            continue
         for output, element in zip(node.outputs, elements):
             output.replace_all_uses_with(element)
         node.destroy()
@@ -151,46 +143,14 @@ def forward_tuple_elements(graph: Graph) -> bool:
     return changed
 
 
-def changes_tensor_metadata(graph: Graph) -> bool:
-    """Whether an op in `graph` changes the sizes or dtype of an existing tensor (then types could lie)."""
-    return any(node.kind in METADATA_MUTATORS for node in graph.all_nodes())
-
-
-def fold_static_types(graph: Graph) -> bool:
-    """`aten::size(%t)`, `aten::size(%t, d)`, `aten::dim(%t)` and `prim::dtype(%t)` -> constants, where %t's
-    refined type states them."""
+def inline_constant_ifs(graph: Graph) -> bool:
+    """An If on a constant condition -> the nodes of the branch it takes."""
     changed = False
-    for node in [n for n in graph.all_nodes() if n.kind in (aten.size, aten.dim, prim.dtype)]:
-        value = _static_value(node)
-        if value is not None:
-            with graph.insert_point_guard(node):
-                node.output().replace_all_uses_with(graph.insert_constant(value, node.output().type))
-            node.destroy()
+    for node in [n for n in graph.all_nodes() if n.kind is prim.If and n.input().node.kind is prim.Constant]:
+        if node.is_in_block_list() and log.opt_allowed():  # not in a branch an earlier If dropped
+            inline_if_branch(node, 0 if constant_value(node.input().node) else 1)
             changed = True
     return changed
-
-
-def _static_value(node: Node) -> int | list[int] | None:
-    type_ = node.input(0).type
-    if node.kind is prim.dtype:
-        return dtype_to_code(type_.dtype) if isinstance(type_, ts.TensorType) and type_.dtype is not None else None
-    sizes = type_.sizes if isinstance(type_, ts.TensorType) else None
-    if sizes is None or len(node.outputs) != 1:
-        return None
-    if node.kind is aten.dim:
-        return len(sizes)
-    if len(node.inputs) == 1:
-        return None if None in sizes else list(sizes)
-    dim = constant_value(node.input(1).node) if _is_constant(node.input(1)) else None
-    return sizes[dim] if isinstance(dim, int) and -len(sizes) <= dim < len(sizes) else None
-
-
-def inline_constant_ifs(graph: Graph) -> bool:
-    ifs = [n for n in graph.all_nodes() if n.kind is prim.If and n.input().node.kind is prim.Constant]
-    for node in ifs:
-        if node.is_in_block_list():  # not in a branch an earlier If dropped
-            inline_if_branch(node, 0 if constant_value(node.input().node) else 1)
-    return bool(ifs)
 
 
 def peel_constant_loops(graph: Graph, peeled: dict[Node, int]) -> bool:
@@ -202,14 +162,14 @@ def peel_constant_loops(graph: Graph, peeled: dict[Node, int]) -> bool:
         trip, condition = loop.input(0), loop.input(1)
         if not (_is_constant(trip) and _is_constant(condition)):
             continue
-        if not constant_value(condition.node) or constant_value(trip.node) <= 0:
-            _remove_loop(loop)
-        elif peeled.get(loop, 0) < UNROLL_LIMIT:
-            peeled[loop] = peeled.get(loop, 0) + 1
-            _peel(graph, loop)
-        else:
-            continue
-        changed = True
+        stops = not constant_value(condition.node) or constant_value(trip.node) <= 0
+        if (stops or peeled.get(loop, 0) < UNROLL_LIMIT) and log.opt_allowed():
+            if stops:
+                _remove_loop(loop)
+            else:
+                peeled[loop] = peeled.get(loop, 0) + 1
+                _peel(graph, loop)
+            changed = True
     return changed
 
 
@@ -239,3 +199,16 @@ def _shift_iteration_number(graph: Graph, body) -> None:
     with graph.insert_point_guard(next(iter(body.nodes()), body.return_node)):
         shifted = graph.insert(aten.add, [counter, 1])
     counter.replace_uses_with_if(shifted, lambda use: use.user is not shifted.node)
+
+
+def peel_first_iteration(graph: Graph, loop: Node) -> None:
+    """Run a copy of the body before the loop (iteration 0, carried values = initial values) and start the loop
+    from the condition and values it computed."""
+    body = loop.blocks[0]
+    with graph.insert_point_guard(loop):
+        mapping = dict(zip(body.inputs, [graph.insert_constant(0), *loop.inputs[2:]]))
+        for node in body.nodes():
+            clone = graph.insert_node(graph.create_clone(node, lambda v: mapping.get(v, v)))
+            mapping.update(zip(node.outputs, clone.outputs))
+    for index, result in enumerate(body.outputs):
+        loop.replace_input(1 + index, mapping.get(result, result))

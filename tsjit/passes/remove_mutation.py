@@ -1,10 +1,10 @@
 """Rewrite in-place tensor ops into their out-of-place forms where nothing else can see the mutation.
 
-The importer gives tensors value semantics only when no node writes a tensor in place: torch-mlir cannot carry
-non-value tensors through `prim::If` and `prim::Loop` ("unsupported by backend contract: non-value tensor
-type"). Accumulations like `acc -= j` are everywhere in TorchScript programs, so, as TorchScript's own
-RemoveMutation pass does, an in-place op on a tensor that has no other observer becomes the out-of-place op,
-and later readers of the tensor read the new value:
+MLIR's importer (tsjit/mlir/prepare.py) gives tensors value semantics only when no node writes a tensor in
+place: torch-mlir cannot carry non-value tensors through `prim::If` and `prim::Loop` ("unsupported by backend
+contract: non-value tensor type"). Accumulations like `acc -= j` are everywhere in TorchScript programs, so,
+as TorchScript's own RemoveMutation pass does, an in-place op on a tensor that has no other observer becomes the
+out-of-place op, and later readers of the tensor read the new value:
 
     %acc.1 : Tensor = aten::zeros_like(%x, ...)             %acc.1 : Tensor = aten::zeros_like(%x, ...)
     %acc.2 : Tensor = aten::sub_(%acc.1, %j, %one)    ->    %acc.2 : Tensor = aten::sub(%acc.1, %j, %one)
@@ -26,6 +26,7 @@ on the view and a `select_scatter` / `slice_scatter` that makes the new whole te
 
 from __future__ import annotations
 
+from tsjit import log
 from tsjit.ir import types as ts
 from tsjit.ir.graph import Graph, Node, Use, Value
 from tsjit.ir.symbols import Symbol, aten, prim
@@ -39,7 +40,7 @@ def remove_mutation(graph: Graph) -> bool:
     changed = False
     while True:
         node = next((n for n in graph.all_nodes() if _functionalizable(n) or _view_write(n)), None)
-        if node is None:
+        if node is None or not log.opt_allowed():
             return changed
         if _view_write(node):
             _functionalize_view_write(graph, node)

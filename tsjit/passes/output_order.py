@@ -14,25 +14,26 @@ from __future__ import annotations
 
 import functools
 
+from tsjit import log
 from tsjit.ir.graph import Block, Graph, Node, Use, Value
 from tsjit.ir.symbols import prim
 
 
-def canonicalize_outputs(graph: Graph) -> bool:
+def order_outputs_by_first_use(graph: Graph) -> bool:
     """Reorder If and Loop outputs by first use; returns whether anything changed."""
-    return _canonicalize_block(graph.block)
+    return _order_block(graph.block)
 
 
-def _canonicalize_block(block: Block) -> bool:
+def _order_block(block: Block) -> bool:
     changed = False
     for node in list(block.reverse_nodes()):
         if node.kind in (prim.If, prim.Loop):
             order = sort_indexes(list(node.outputs))
-            if order != list(range(len(order))):
+            if order != list(range(len(order))) and log.opt_allowed():
                 (_permute_loop_carried if node.kind is prim.Loop else _permute_if_outputs)(node, order)
                 changed = True
         for inner in node.blocks:
-            changed |= _canonicalize_block(inner)
+            changed |= _order_block(inner)
     return changed
 
 

@@ -54,14 +54,27 @@ def test_no_passes_prints_the_graph_back(graph_file):
     assert result.returncode == 0 and result.stdout == GRAPH
 
 
-def test_list_names_every_pass():
+def test_list_names_every_registered_pass_and_what_needs_more():
+    from tsjit.passes import registry
+
     result = opt("--list")
     assert result.returncode == 0
-    names = {line.split(":")[0].split(" ")[0] for line in result.stdout.splitlines()}
-    assert {"dead_code_elimination", "common_subexpression_elimination", "constant_pooling",
-            "constant_propagation"} <= names
-    assert "pass_runner" not in names
-    assert "common_subexpression_elimination (cse): eliminate_common_subexpression" in result.stdout
+    listed, _, rest = result.stdout.partition("not runnable on IR text:\n")
+    names = [line.split(":")[0].split(" ")[0] for line in listed.splitlines()]
+    assert names == list(registry.PASSES)
+    assert "eliminate_common_subexpression (common_subexpression_elimination, cse): a node equal" in listed
+    assert [line.split(":")[0].strip() for line in rest.splitlines()] == list(registry.NOT_GRAPH_ONLY)
+
+
+def test_a_pass_runs_by_its_own_name():
+    """`constant_propagation` is the pass of that name, not the first graph-only function of its module."""
+    text = """graph(%x : Tensor):
+  %t : Tensor = prim::Constant[value={2}]()
+  %y : Tensor = aten::mul(%t, %t)
+  return (%y)
+"""
+    assert "aten::mul" in opt("-p", "constant_propagation_immutable_types", "-", stdin=text).stdout
+    assert "aten::mul" not in opt("-p", "constant_propagation", "-", stdin=text).stdout
 
 
 @pytest.mark.parametrize("args, stdin, message", [
@@ -69,6 +82,7 @@ def test_list_names_every_pass():
     (["-p", "cse", "-"], "graph(%x : Tensor):\n  %y = \n", "tsjit.opt: cannot parse -:"),
     (["-p", "cse", "/no/such/file.ir"], None, "tsjit.opt: cannot read /no/such/file.ir:"),
     ([], None, "tsjit.opt: no input"),
+    (["-p", "freeze_module", "-"], GRAPH, "tsjit.opt: unknown pass 'freeze_module': it needs the module object"),
 ])
 def test_errors_are_one_line_and_exit_2(args, stdin, message):
     result = opt(*args, stdin=stdin)

@@ -4,72 +4,47 @@
     echo "$IR" | TSJIT_LOG_LEVEL='>common_subexpression_elimination' python -m tsjit.opt -p cse -
     python -m tsjit.opt --list
 
-A pass is named by its module under tsjit/passes (`dead_code_elimination`), by its function
-(`eliminate_dead_code`) or by a short alias (`dce`, `cse`). Every module there with a graph-only entry point
-is a pass: its first public function (in source order) that takes just `graph` (other parameters defaulted) and
-returns bool. Passes run in the order given through `run_pass`, so TSJIT_LOG_LEVEL, TSJIT_OPT_LIMIT and
-TSJIT_LINT apply. Unknown pass names and unreadable or unparsable input end with one line on stderr and exit
-status 2; a pass that fails on the graph ends with exit status 1.
+A pass is named as tsjit/passes/registry.py names it (its function's name: `eliminate_dead_code`), by a short
+alias (`dce`, `cse`) or by its module when the module holds one pass (`dead_code_elimination`). `--list` shows
+every registered pass with what it does, then the passes that need more than a graph, with the reason. Passes
+run in the order given through `run_pass`, so TSJIT_LOG_LEVEL, TSJIT_OPT_LIMIT and TSJIT_LINT apply. Unknown
+pass names and unreadable or unparsable input end with one line on stderr and exit status 2; a pass that fails on
+the graph ends with exit status 1.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import inspect
-import pkgutil
 import sys
 from collections.abc import Callable
 
 from tsjit.errors import TsjitError
-
-ALIASES = {"dce": "dead_code_elimination", "cse": "common_subexpression_elimination"}
-_NOT_PASSES = frozenset({"pass_runner"})
+from tsjit.passes import registry
 
 
-def available_passes() -> dict[str, Callable[..., bool]]:
-    """Module name -> entry point, for every pass module that imports and has a graph-only entry point."""
-    import tsjit.passes
-
-    passes = {}
-    for info in sorted(pkgutil.iter_modules(tsjit.passes.__path__), key=lambda m: m.name):
-        if info.name in _NOT_PASSES:
-            continue
-        try:
-            module = importlib.import_module(f"tsjit.passes.{info.name}")
-        except Exception:  # a module that does not import is not available; the others still are
-            continue
-        entry = _entry_point(module)
-        if entry is not None:
-            passes[info.name] = entry
-    return passes
-
-
-def _entry_point(module) -> Callable[..., bool] | None:
-    functions = [f for name, f in vars(module).items()
-                 if inspect.isfunction(f) and f.__module__ == module.__name__ and not name.startswith("_")]
-    functions.sort(key=lambda f: f.__code__.co_firstlineno)
-    return next((f for f in functions if _takes_only_a_graph(f)), None)
-
-
-def _takes_only_a_graph(function: Callable) -> bool:
-    parameters = list(inspect.signature(function).parameters.values())
-    if not parameters or parameters[0].name != "graph" or inspect.signature(function).return_annotation not in (
-            bool, "bool"):
-        return False
-    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters[1:])
-
-
-def resolve_passes(names: list[str], passes: dict[str, Callable[..., bool]]) -> list[Callable[..., bool]]:
-    """The entry points for `names`; raises ValueError naming the first unknown one."""
-    by_function = {f.__name__: f for f in passes.values()}
+def resolve_passes(names: list[str]) -> list[Callable[..., bool]]:
+    """The functions for `names`; raises ValueError naming the first unknown one."""
     resolved = []
     for name in names:
-        function = passes.get(ALIASES.get(name, name)) or by_function.get(name)
-        if function is None:
-            raise ValueError(f"unknown pass {name!r} (python -m tsjit.opt --list names the passes)")
-        resolved.append(function)
+        try:
+            resolved.append(registry.lookup(name).load())
+        except KeyError:
+            reason = registry.NOT_GRAPH_ONLY.get(name)
+            why = f": it {reason}" if reason else " (python -m tsjit.opt --list names the passes)"
+            raise ValueError(f"unknown pass {name!r}{why}") from None
     return resolved
+
+
+def list_passes() -> str:
+    """One line per registered pass (`name (aliases): description`), then the passes that need more."""
+    aliases: dict[str, list[str]] = {}
+    for alias, name in registry.aliases().items():
+        aliases.setdefault(name, []).append(alias)
+    lines = [f"{name}{' (' + ', '.join(sorted(aliases[name])) + ')' if name in aliases else ''}: {entry.description}"
+             for name, entry in registry.PASSES.items()]
+    lines.append("not runnable on IR text:")
+    lines += [f"  {name}: {reason}" for name, reason in registry.NOT_GRAPH_ONLY.items()]
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,17 +53,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="name the available passes and exit")
     parser.add_argument("file", nargs="?", help="IR text file, or - for stdin")
     args = parser.parse_args(argv)
-    passes = available_passes()
     if args.list:
-        aliases = {module: alias for alias, module in ALIASES.items()}
-        for name, function in passes.items():
-            alias = f" ({aliases[name]})" if name in aliases else ""
-            print(f"{name}{alias}: {function.__name__}")
+        sys.stdout.write(list_passes())
         return 0
     if args.file is None:
         return _fail("no input: give an IR file, or - for stdin", 2)
     try:
-        pipeline = resolve_passes([n.strip() for n in args.passes.split(",") if n.strip()], passes)
+        pipeline = resolve_passes([n.strip() for n in args.passes.split(",") if n.strip()])
     except ValueError as error:
         return _fail(str(error), 2)
     try:
@@ -106,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             run_pass(function, graph)
         except TsjitError as error:
-            return _fail(f"pass {function.__module__.rsplit('.', 1)[-1]} failed: {_first_line(error)}", 1)
+            return _fail(f"pass {function.__name__} failed: {_first_line(error)}", 1)
     sys.stdout.write(str(graph))
     return 0
 

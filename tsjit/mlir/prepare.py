@@ -127,8 +127,8 @@ def prepare_function(graph: Graph, examples: Sequence, options: Options) -> Prep
     graph = graph.copy()
     result_type = graph.outputs[0].type if len(graph.outputs) == 1 else None
     flat = _flat_examples(graph.inputs, examples)
-    flatten_tuple_inputs(graph)
-    flatten_tuple_result(graph)
+    run_pass(flatten_tuple_inputs, graph)
+    run_pass(flatten_tuple_result, graph)
     _specialize_inputs(graph, flat)
     _rewrite(graph, options, _device_of(flat))
     arguments = [_abstract_argument(v.type, e) for v, e in zip(graph.inputs, flat)]
@@ -152,8 +152,8 @@ def prepare_module(root: ModuleValue, method: str, examples: Sequence, options: 
             raise MLIRError(f"{root.qualified_name}.{method}: tuple arguments of a method that other methods "
                             f"call are not supported")
     else:  # (a method other methods call keeps its signature)
-        flatten_tuple_inputs(entry)
-        flatten_tuple_result(entry)
+        run_pass(flatten_tuple_inputs, entry)
+        run_pass(flatten_tuple_result, entry)
     _specialize_inputs(entry, flat)
     for graph in graphs:
         _rewrite(graph, options, _device_of(flat))

@@ -102,4 +102,14 @@ def _random_value(type_: T.Type, generator: random.Random) -> Any:
 
 
 def assert_same(actual: Any, expected: Any) -> None:
-    torch.testing.assert_close(actual, expected, equal_nan=True)
+    """Equal results: tensors close (NaNs equal, dtypes and shapes exact), containers element by element."""
+    if isinstance(expected, torch.Tensor):
+        torch.testing.assert_close(actual, expected, equal_nan=True)
+    elif isinstance(expected, tuple | list):
+        assert type(actual) is type(expected) and len(actual) == len(expected), f"{actual!r} != {expected!r}"
+        for a, e in zip(actual, expected):
+            assert_same(a, e)
+    elif isinstance(expected, float) and expected != expected:
+        assert actual != actual, f"{actual!r} != nan"
+    else:
+        assert actual == expected and type(actual) is type(expected), f"{actual!r} != {expected!r}"

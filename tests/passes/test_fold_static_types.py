@@ -1,0 +1,38 @@
+"""fold_static_types: sizes, ranks and dtypes that refined tensor types state become constants."""
+
+from __future__ import annotations
+
+import torch
+from pass_case import check_pass
+
+from tsjit.passes.fold_static_types import fold_static_types
+
+
+def test_sizes_and_ranks_the_types_state_become_constants():
+    x = torch.randn(2, 3)
+    check_pass(fold_static_types, """
+graph(%x : Float(2, 3)):
+  %zero : int = prim::Constant[value=0]()
+  %sizes : int[] = aten::size(%x)
+  %n : int = aten::size(%x, %zero)
+  %d : int = aten::dim(%x)
+  %r : (int[], int, int) = prim::TupleConstruct(%sizes, %n, %d)
+  return (%r)""", inputs=[(x,)], present=["prim::Constant[value=[2, 3]]", "prim::Constant[value=2]"],
+               absent=["aten::size", "aten::dim"])
+
+
+def test_dtype_of_a_refined_tensor_becomes_a_constant():
+    check_pass(fold_static_types, """
+graph(%x : Double(2)):
+  %d : int = prim::dtype(%x)
+  return (%d)""", present=["prim::Constant[value=7]"], absent=["prim::dtype"])
+
+
+def test_unknown_sizes_stay():
+    check_pass(fold_static_types, """
+graph(%x : Float(*, 3)):
+  %sizes : int[] = aten::size(%x)
+  %zero : int = prim::Constant[value=0]()
+  %n : int = aten::size(%x, %zero)
+  %r : (int[], int) = prim::TupleConstruct(%sizes, %n)
+  return (%r)""", changed=False, present=["aten::size", "aten::size"])

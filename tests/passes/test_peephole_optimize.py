@@ -1,8 +1,11 @@
-"""The peephole rules that read refined tensor types (shape_peepholes=True, as the graph executor runs them)."""
+"""peephole_optimize: against torch.jit's peephole pass, and the rules that read refined tensor types
+(shape_peepholes=True, as the graph executor runs them)."""
 
 from __future__ import annotations
 
+import pytest
 import torch
+from pass_case import check_pass
 
 import tsjit
 from tsjit.ir.parser import parse_ir
@@ -100,3 +103,72 @@ def test_undefined_tensors_may_be_none() -> None:
     graph.inputs[0].set_type(graph.inputs[0].type.with_undefined(True))
     peephole_optimize(graph, shape_peepholes=True)
     assert kinds(graph) == ["aten::__isnot__"]
+
+
+PEEPHOLE = {
+    "int_identities": """graph(%a : int):
+  %0 : int = prim::Constant[value=0]()
+  %1 : int = prim::Constant[value=1]()
+  %2 : int = prim::Constant[value=2]()
+  %3 : int = prim::Constant[value=3]()
+  %b : int = aten::add(%a, %0)
+  %c : int = aten::mul(%1, %b)
+  %d : int = aten::floordiv(%c, %1)
+  %e : int = aten::add(%d, %2)
+  %f : int = aten::sub(%e, %3)
+  return (%f)""",
+    "none_checks": """graph(%x : Tensor, %o : int?):
+  %n : NoneType = prim::Constant()
+  %a : bool = aten::__is__(%x, %n)
+  %b : bool = aten::__isnot__(%x, %n)
+  %c : bool = aten::__is__(%o, %n)
+  %r : (bool, bool, bool) = prim::TupleConstruct(%a, %b, %c)
+  return (%r)""",
+    "if_returning_its_condition": """graph(%c : bool, %x : int):
+  %t : bool = prim::Constant[value=1]()
+  %f : bool = prim::Constant[value=0]()
+  %r : bool = prim::If(%c)
+    block0():
+      -> (%t)
+    block1():
+      -> (%f)
+  return (%r)""",
+    "equal_to_itself": """graph(%a : int, %l : int[], %x : Tensor, %s : str):
+  %e : bool = aten::eq(%a, %a)
+  %n : bool = aten::ne(%a, %a)
+  %le : bool = aten::eq(%l, %l)
+  %t : Tensor = aten::eq(%x, %x)
+  %se : bool = aten::eq(%s, %s)
+  %r : (bool, bool, bool, Tensor, bool) = prim::TupleConstruct(%e, %n, %le, %t, %se)
+  return (%r)""",
+    "casts_of_what_already_has_the_type": """graph(%a : int, %o : int?):
+  %i : int = aten::Int(%a)
+  %u : int = prim::unchecked_cast(%a)
+  %w : int = aten::_unwrap_optional(%a)
+  %k : int = aten::ceil(%a)
+  %r : (int, int, int, int) = prim::TupleConstruct(%i, %u, %w, %k)
+  return (%r)""",
+    "optional_if_output_both_branches_fill": """graph(%c : bool, %a : int):
+  %r : int? = prim::If(%c)
+    block0():
+      -> (%a)
+    block1():
+      -> (%a)
+  return (%r)""",
+}
+
+
+@pytest.mark.parametrize("name", PEEPHOLE)
+def test_peephole_agrees_with_torch(name):
+    check_pass(peephole_optimize, PEEPHOLE[name], changed=None,
+               oracle=lambda graph: torch._C._jit_pass_peephole(graph, True))
+
+
+def test_peephole_keeps_true_division_by_one():
+    """Intentional difference: torch's peephole turns int `a / 1` into `a`, so torch.jit returns 3 where
+    Python returns 3.0; tsjit keeps the aten::div (a float)."""
+    check_pass(peephole_optimize, """
+graph(%a : int):
+  %1 : int = prim::Constant[value=1]()
+  %d : float = aten::div(%a, %1)
+  return (%d)""", changed=False, present=["aten::div"])

@@ -1,0 +1,187 @@
+"""eliminate_dead_code: against torch.jit's DCE on small programs, its use of AliasDb (writes through containers
+and views), and the assertions MLIR preparation keeps."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from pass_case import check_pass
+
+from tsjit.ir.graph import Graph
+from tsjit.ir.parser import parse_ir
+from tsjit.passes.dead_code_elimination import eliminate_dead_code
+from tsjit.passes.pass_runner import run_pass
+
+CASES = {
+    # kept: the caller sees f through the returned list (torch.jit drops the add_ here and returns -x)
+    "stored_then_written_list_returned": ("""
+graph(%x : Tensor):
+  %1 : int = prim::Constant[value=1]()
+  %f : Tensor = aten::neg(%x)
+  %l : Tensor[] = prim::ListConstruct(%f)
+  %w : Tensor = aten::add_(%f, %1, %1)
+  return (%l)""", ["prim::Constant", "aten::neg", "prim::ListConstruct", "aten::add_"]),
+    # same for a tuple
+    "tuple_of_fresh_written": ("""
+graph(%x : Tensor):
+  %1 : int = prim::Constant[value=1]()
+  %f : Tensor = aten::neg(%x)
+  %t : (Tensor, Tensor) = prim::TupleConstruct(%f, %x)
+  %w : Tensor = aten::add_(%f, %1, %1)
+  return (%t)""", ["prim::Constant", "aten::neg", "prim::TupleConstruct", "aten::add_"]),
+    # kept, as torch.jit keeps it: what was stored away counts as observable
+    "stored_then_written_list_dead": ("""
+graph(%x : Tensor):
+  %1 : int = prim::Constant[value=1]()
+  %f : Tensor = aten::neg(%x)
+  %l : Tensor[] = prim::ListConstruct(%f)
+  %w : Tensor = aten::add_(%f, %1, %1)
+  return (%x)""", ["prim::Constant", "aten::neg", "aten::add_"]),
+    "element_read_back_and_written": ("""
+graph(%x : Tensor):
+  %0 : int = prim::Constant[value=0]()
+  %1 : int = prim::Constant[value=1]()
+  %f : Tensor = aten::neg(%x)
+  %l : Tensor[] = prim::ListConstruct(%f)
+  %g : Tensor = aten::__getitem__(%l, %0)
+  %w : Tensor = aten::add_(%g, %1, %1)
+  return (%f)""", ["prim::Constant", "prim::Constant", "aten::neg", "prim::ListConstruct", "aten::__getitem__",
+                   "aten::add_"]),
+    "write_to_a_fresh_tensor_returned_through_a_view": ("""
+graph(%x : Tensor):
+  %0 : int = prim::Constant[value=0]()
+  %1 : int = prim::Constant[value=1]()
+  %f : Tensor = aten::neg(%x)
+  %v : Tensor = aten::select(%f, %0, %0)
+  %w : Tensor = aten::add_(%f, %1, %1)
+  return (%v)""", ["prim::Constant", "prim::Constant", "aten::neg", "aten::select", "aten::add_"]),
+    "write_to_a_dead_fresh_tensor": ("""
+graph(%x : Tensor):
+  %1 : int = prim::Constant[value=1]()
+  %s : int[] = prim::Constant[value=[-1]]()
+  %f : Tensor = aten::neg(%x)
+  %v : Tensor = aten::view(%f, %s)
+  %w : Tensor = aten::add_(%v, %1, %1)
+  return (%x)""", []),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_writes_are_live_when_someone_can_see_them(name):
+    text, kinds = CASES[name]
+    graph = parse_ir(text)
+    run_pass(eliminate_dead_code, graph)
+    assert [str(n.kind) for n in graph.nodes()] == kinds
+
+
+def test_unused_fork_is_dead_but_its_wait_is_not():
+    graph = parse_ir("""graph(%x : Tensor):
+  %f : Future[Tensor] = prim::fork_0(%x)
+  %g : Future[Tensor] = prim::fork_1(%x)
+  %r : Tensor = aten::wait(%g)
+  return (%x)
+with prim::fork_0 = graph(%a : Tensor):
+  %1 : int = prim::Constant[value=1]()
+  %b : Tensor = aten::add_(%a, %1, %1)
+  return (%b)
+with prim::fork_1 = graph(%a : Tensor):
+  return (%a)
+""")
+    assert eliminate_dead_code(graph)
+    assert [str(n.kind) for n in graph.nodes()] == ["prim::fork", "aten::wait"]
+    assert isinstance(next(iter(graph.nodes())).g("Subgraph"), Graph)
+
+
+DEAD_CODE = {
+    "fresh_list_append": """graph(%x : Tensor):
+  %l : Tensor[] = prim::ListConstruct()
+  %a : Tensor[] = aten::append(%l, %x)
+  return (%x)""",
+    "returned_list_append": """graph(%x : Tensor):
+  %l : Tensor[] = prim::ListConstruct()
+  %a : Tensor[] = aten::append(%l, %x)
+  return (%l)""",
+    "input_list_append": """graph(%x : Tensor, %l : Tensor[]):
+  %a : Tensor[] = aten::append(%l, %x)
+  return (%x)""",
+    "write_to_a_view_of_an_input": """graph(%x : Tensor):
+  %0 : int = prim::Constant[value=0]()
+  %1 : int = prim::Constant[value=1]()
+  %v : Tensor = aten::select(%x, %0, %0)
+  %w : Tensor = aten::add_(%v, %v, %1)
+  return (%0)""",
+    "write_to_a_fresh_tensor": """graph(%x : Tensor):
+  %1 : int = prim::Constant[value=1]()
+  %2 : int = prim::Constant[value=2]()
+  %y : Tensor = aten::add(%x, %x, %1)
+  %n : NoneType = prim::Constant()
+  %w : Tensor = aten::clone(%x, %n)
+  %v : Tensor = aten::mul_(%w, %2)
+  return (%x)""",
+    "print_and_raise": """graph(%x : Tensor, %c : bool):
+   = prim::Print(%x)
+  %s : str = prim::Constant[value="boom"]()
+   = prim::If(%c)
+    block0():
+       = prim::RaiseException(%s, %s)
+      -> ()
+    block1():
+      -> ()
+  return (%x)""",
+    "dead_if_output": """graph(%x : Tensor, %c : bool):
+  %1 : int = prim::Constant[value=1]()
+  %a : Tensor, %b : Tensor = prim::If(%c)
+    block0():
+      %y : Tensor = aten::neg(%x)
+      -> (%x, %y)
+    block1():
+      %z : Tensor = aten::add(%x, %x, %1)
+      -> (%z, %x)
+  return (%a)""",
+    "dead_loop_carried_value": """graph(%x : Tensor, %n : int):
+  %t : bool = prim::Constant[value=1]()
+  %1 : int = prim::Constant[value=1]()
+  %a : Tensor, %b : int = prim::Loop(%n, %t, %x, %n)
+    block0(%i : int, %a.1 : Tensor, %b.1 : int):
+      %a.2 : Tensor = aten::add(%a.1, %a.1, %1)
+      %b.2 : int = aten::add(%b.1, %1)
+      -> (%t, %a.2, %b.2)
+  return (%a)""",
+    "dead_if": """graph(%x : Tensor, %c : bool):
+  %r : Tensor = prim::If(%c)
+    block0():
+      %y : Tensor = aten::neg(%x)
+      -> (%y)
+    block1():
+      -> (%x)
+  return (%x)""",
+}
+
+
+@pytest.mark.parametrize("name", DEAD_CODE)
+def test_dead_code_elimination_agrees_with_torch(name):
+    check_pass(eliminate_dead_code, DEAD_CODE[name], changed=None, oracle="_jit_pass_dce_graph")
+
+
+ASSERTION = """
+graph(%x : Tensor, %n : int):
+  %zero : int = prim::Constant[value=0]()
+  %msg : str = prim::Constant[value="n > 0"]()
+  %k : str = prim::Constant[value="a"]()
+  %d : Dict(str, Tensor) = prim::DictConstruct(%k, %x)
+  %ok : bool = aten::gt(%n, %zero)
+  %i : int = aten::Int(%ok)
+   = aten::_assert_scalar(%i, %msg)
+  %y : Tensor = aten::neg(%x)
+  return (%y)"""
+
+
+def test_assertions_are_dead_unless_kept():
+    check_pass(eliminate_dead_code, ASSERTION, present=["aten::neg"], absent=["aten::_assert_scalar", "DictConstruct"],
+               inputs=[(torch.randn(2), 1)])
+
+
+def test_keep_assertions_keeps_them_and_what_they_read():
+    """MLIR preparation's flag: unused containers, constants and pure ops go, the checks it inserted stay."""
+    check_pass(eliminate_dead_code, ASSERTION, keep_assertions=True, inputs=[(torch.randn(2), 1), (torch.randn(2), 0)],
+               present=["aten::gt", "aten::Int", "aten::_assert_scalar", "aten::neg"], absent=["DictConstruct"])

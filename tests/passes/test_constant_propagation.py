@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import torch
 from pass_case import check_pass
 
 from tsjit.passes.constant_propagation import constant_propagation
@@ -38,3 +39,25 @@ def test_constant_propagation_agrees_with_torch(name):
 def test_a_folded_tensor_becomes_a_constant():
     check_pass(constant_propagation, CASES["tensor_constants_fold"], present=["prim::Constant[value={4}]", "aten::add"],
                absent=["aten::mul"])
+
+
+def test_a_frozen_tensor_nobody_writes_folds():
+    check_pass(constant_propagation, """
+graph(%x : Tensor, %table : Tensor):
+  %t : Tensor = aten::neg(%table)
+  %none : NoneType = prim::Constant()
+  %s : Tensor = aten::sum(%t, %none)
+  %1 : int = prim::Constant[value=1]()
+  %y : Tensor = aten::add(%x, %s, %1)
+  return (%y)""", constants={"table": torch.arange(4.0)}, present=["aten::add"], absent=["aten::neg", "aten::sum"])
+
+
+def test_a_frozen_tensor_that_is_written_stays():
+    check_pass(constant_propagation, """
+graph(%x : Tensor, %table : Tensor):
+  %t : Tensor = aten::neg(%table)
+  %1 : int = prim::Constant[value=1]()
+  %c : Tensor = aten::mul(%t, %1)
+  %w : Tensor = aten::add_(%c, %x, %1)
+  return (%c)""", constants={"table": torch.arange(4.0)}, present=["aten::mul", "aten::add_"], absent=["aten::neg"],
+               inputs=[(torch.randn(4),)])

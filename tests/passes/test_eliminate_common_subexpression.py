@@ -8,6 +8,7 @@ import re
 
 import pytest
 import torch
+from pass_case import check_pass
 
 from tsjit import log
 from tsjit.ir.graph import Graph
@@ -363,3 +364,13 @@ def test_logs_each_replacement(monkeypatch, capsys):
         log.reset()
     err = capsys.readouterr().err
     assert "[UPDATE common_subexpression_elimination] replacing aten::add defining %b" in err
+
+
+def test_in_the_pass_test_shape():
+    check_pass(eliminate_common_subexpression, """
+graph(%x : Tensor):
+  %1 : int = prim::Constant[value=1]()
+  %a : Tensor = aten::add(%x, %x, %1)
+  %b : Tensor = aten::add(%x, %x, %1)
+  %c : Tensor = aten::mul(%a, %b)
+  return (%c)""", present=["aten::add", "aten::mul(%a, %a)"], oracle="_jit_pass_cse")

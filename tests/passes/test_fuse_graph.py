@@ -8,6 +8,7 @@ import re
 import textwrap
 
 import torch
+from pass_case import check_pass
 
 from tsjit.ir.parser import parse_ir
 from tsjit.ir.symbols import prim
@@ -307,3 +308,13 @@ def test_independent_chains_become_separate_groups() -> None:
           %d : F = aten::cos(%b)
           return (%c, %d)""")
     assert groups(graph) == [["aten::sin", "aten::cos"], ["aten::sin", "aten::cos"]]
+
+
+def test_in_the_pass_test_shape():
+    check_pass(fuse_graph, f"""
+graph(%x : {F}, %y : {F}):
+  %a : {F} = aten::mul(%x, %y)
+  %b : {F} = aten::sigmoid(%a)
+  %c : {F} = aten::tanh(%b)
+  return (%c)""", present=["prim::FusionGroup_0", "with prim::FusionGroup_0", "aten::mul", "aten::sigmoid",
+                            "aten::tanh"])

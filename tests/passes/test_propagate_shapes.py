@@ -4,6 +4,7 @@ tensors), control flow and containers; what cannot be known stays unrefined, and
 from __future__ import annotations
 
 import torch
+from pass_case import check_pass
 
 from tsjit.ir.parser import parse_ir
 from tsjit.passes.shape_analysis import may_change_tensor_metadata, propagate_shapes
@@ -171,3 +172,15 @@ def test_in_place_metadata_changes_turn_refinement_off() -> None:
           %y : Tensor = aten::neg(%x, %o)
           return (%y)""")
     assert may_change_tensor_metadata(out)  # `out=` arguments are resized
+
+
+def test_in_the_pass_test_shape():
+    check_pass(propagate_shapes, """
+graph(%x : Float(2, 3), %y : Float(3)):
+  %1 : int = prim::Constant[value=1]()
+  %true : bool = prim::Constant[value=1]()
+  %none : NoneType = prim::Constant()
+  %dims : int[] = prim::ListConstruct(%1)
+  %a : Tensor = aten::add(%x, %y, %1)
+  %s : Tensor = aten::sum(%a, %dims, %true, %none)
+  return (%s)""", present=["Float(2, 3) = aten::add", "Float(2, 1) = aten::sum"])

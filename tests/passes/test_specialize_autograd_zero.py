@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import torch
+from pass_case import check_pass
 
 import tsjit
 from tsjit.ir.parser import parse_ir
@@ -63,3 +64,14 @@ def test_an_optional_input_given_none_folds_its_checks(monkeypatch) -> None:
     assert kinds(scripted.graph_for(x, x)) == ["prim::Constant", "aten::mul", "aten::add"]  # a defined tensor
     torch.testing.assert_close(scripted(x, None), f(x, None))
     torch.testing.assert_close(scripted(x, x), f(x, x))
+
+
+def test_in_the_pass_test_shape():
+    """With %b known undefined (the spec's `Tensor[Undefined]`... here `NoneType`), AutogradAdd is %a."""
+    check_pass(specialize_autograd_zero, """
+graph(%a : Tensor, %b : NoneType):
+  %c : Tensor = prim::AutogradAdd(%a, %b)
+  %any : bool = prim::AutogradAnyNonZero(%a, %b)
+  %r : (Tensor, bool) = prim::TupleConstruct(%c, %any)
+  return (%r)""", present=["prim::TupleConstruct(%a, %"], absent=["prim::AutogradAdd", "prim::AutogradAnyNonZero"],
+               run=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from pass_case import check_pass
 
 from tsjit.ir.parser import parse_ir
 from tsjit.passes.loop_unrolling import UNROLL_FACTOR, unroll_loops
@@ -71,3 +72,11 @@ def test_while_loops_and_big_bodies_stay() -> None:
               -> (%true, %b39)
           return (%y)""")
     assert not unroll_loops(big)
+
+
+def test_in_the_pass_test_shape():
+    """Both loops unrolled: the short constant one completely, the other by UNROLL_FACTOR with an epilogue. As
+    TorchScript's UnrollLoops, a second run unrolls a body that is still small again (not idempotent)."""
+    graph = check_pass(unroll_loops, LOOPS, inputs=[(torch.arange(3.0), n) for n in (0, 5, 19)], idempotent=False,
+                       present=["aten::__round_to_zero_floordiv", "prim::Loop", "prim::Loop", "aten::mul"])
+    assert str(graph).count("Tensor = aten::mul") == 3  # the constant loop's three iterations

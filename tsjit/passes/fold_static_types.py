@@ -46,7 +46,8 @@ def _static_value(node: Node) -> int | list[int] | None:
     if node.kind is aten.dim:
         return len(sizes)
     if len(node.inputs) == 1:
-        return None if None in sizes else list(sizes)
+        known = [size for size in sizes if size is not None]
+        return known if len(known) == len(sizes) else None
     dim = node.input(1)
     index = constant_value(dim.node) if dim.node.kind is prim.Constant else None
     return sizes[index] if isinstance(index, int) and -len(sizes) <= index < len(sizes) else None

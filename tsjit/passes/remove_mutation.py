@@ -148,11 +148,17 @@ def _view_write(node: Node) -> bool:
     return all(_harmless_use(use, node, view) for use in base.uses)
 
 
+def _functional_kind(node: Node) -> Symbol:
+    kind = _out_of_place(node)
+    assert kind is not None, "only nodes with an out-of-place form are functionalized"
+    return kind
+
+
 def _functionalize_view_write(graph: Graph, node: Node) -> None:
     view = node.input(0).node
     base = view.input(0)
     with graph.insert_point_guard(node):
-        written = graph.insert_node(graph.create(_out_of_place(node), node.inputs)).output()
+        written = graph.insert_node(graph.create(_functional_kind(node), node.inputs)).output()
         written.set_type(node.output().type)
         whole = graph.insert(_SCATTERS[view.kind], [base, written, *view.inputs[1:]]).set_type(base.type)
     view.output().replace_uses_with_if(written, lambda use: use.user.is_after(node))
@@ -162,7 +168,7 @@ def _functionalize_view_write(graph: Graph, node: Node) -> None:
 
 
 def _functionalize(graph: Graph, node: Node) -> None:
-    functional = graph.create(_out_of_place(node), node.inputs)
+    functional = graph.create(_functional_kind(node), node.inputs)
     functional.output().set_type(node.output().type)
     functional.insert_before(node)
     functional.source_range = node.source_range

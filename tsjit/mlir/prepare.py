@@ -56,7 +56,8 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
 - `flatten_tuple_result`: torch-mlir's AdjustCallingConventions expands a returned tuple into several results
   but not a tuple nested in it (LSTM's `(output, (h, c))`, NamedTuples), leaving "'func.return' op has N
   operands"; a nested tuple result is returned flat, and the caller (tsjit.mlir.iree) nests it again by the
-  program's result type.
+  program's result type. (These two change the signature the examples are flattened to, so unlike the other
+  rewrites they do not ask `tsjit.log.opt_allowed()`: skipping one would break the call.)
 - example arguments specialize `Optional[T]` arguments to T (the boundary allows no optional), as TorchScript's
   profiling executor specializes on whether an optional is None.
 - private attributes and methods: see tsjit/mlir/objects.py, where the object graph is written.

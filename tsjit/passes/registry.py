@@ -2,7 +2,7 @@
 
 `python -m tsjit.opt` runs passes by these names, the tests hold one `tests/passes/test_<name>.py` per entry, and
 every function a pipeline hands to `run_pass` (the frontend's clean-up, the graph executor's stages, freezing, MLIR
-preparation) is an entry here or in NOT_GRAPH_ONLY (tests/passes/test_registry.py reads every `run_pass` call in
+preparation) is an entry here or in NOT_GRAPH_ONLY (tests/passes/test_pass_registry.py reads every `run_pass` call in
 the package, and records the executor's stages running). A pass's name is its function's
 name, so `eliminate_dead_code` is found the same way in a pipeline, on the command line and in a log.
 

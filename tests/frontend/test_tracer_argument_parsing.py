@@ -33,7 +33,24 @@ def conv1d_unbatched(x, w):
     return F.conv1d(x, w)
 
 
+def interpolate_recomputed(x):
+    """The output size is `floor(x.size(2).float() * 1.7)`, a Float tensor in an int list: torch.jit's parser
+    takes it while tracing, PyTorch's ordinary one does not (the binding is called from inside F.interpolate)."""
+    return F.interpolate(x, scale_factor=1.7, mode="nearest", recompute_scale_factor=True)
+
+
+def interpolate_area(x):
+    return F.interpolate(x, scale_factor=0.6, mode="area")
+
+
+def interpolate_bilinear(x):
+    return F.interpolate(x, scale_factor=(1.3, 2.1), mode="bilinear", recompute_scale_factor=True)
+
+
 CASES = [
+    (interpolate_recomputed, (torch.randn(1, 2, 5),), (torch.randn(2, 3, 7),)),
+    (interpolate_area, (torch.randn(1, 2, 5),), (torch.randn(2, 2, 9),)),
+    (interpolate_bilinear, (torch.randn(1, 2, 5, 4),), (torch.randn(1, 3, 6, 3),)),
     (var_mean_unbiased, (torch.randn(5, 5),), None),
     (conv1d_same_unbatched, (torch.randn(4, 5), torch.randn(3, 4, 2)), None),
     (conv1d_unbatched, (torch.randn(4, 5), torch.randn(3, 4, 2)), None),
@@ -89,3 +106,27 @@ def test_a_run_time_error_of_a_traced_graph_names_the_node_and_the_traced_line()
     message = str(raised.value)
     assert "aten::add" in message and "test_tracer_argument_parsing.py:" in message
     assert isinstance(raised.value, RuntimeError)
+
+
+@pytest.mark.parametrize("function", [
+    lambda x: x.long().sum() * 1.5,                     # a 0-dim Long and a float: Float, not Double
+    lambda x: (x * 5).long() * 0.5,                     # an integer tensor and a float: the default dtype
+    lambda x: torch.where(x > 0.5, (x * 4).long(), 2.5),
+    lambda x: x.double() * 1e-4,                        # a float64 tensor keeps the number's every digit
+    lambda x: (x * 3).to(torch.int8) + 300,             # an int never widens an integer tensor
+    lambda x: F.local_response_norm((x * 5).long().unsqueeze(0), 2),
+], ids=["zero_dim", "int_tensor", "where", "double", "int8", "local_response_norm"])
+def test_a_traced_python_number_promotes_as_the_number_did(function):
+    """A Python number the traced code passed for a Tensor is recorded, as torch.jit records it, as a tensor
+    constant that promotes like a wrapped number: the trace's results have eager's dtypes and values on every
+    call (the optimized ones too), and its recorded and inferred types say so (found by op_db:
+    nn.functional.local_response_norm on integer inputs)."""
+    x = torch.rand(3, 4)
+    traced = trace(function, (x,), check_trace=False)
+    theirs = torch.jit.trace(function, (x,), check_trace=False)
+    assert our_kinds(traced.graph) == torch_kinds(theirs.graph)
+    for _ in range(3):
+        result = traced(x)
+        torch.testing.assert_close(result, function(x), rtol=0, atol=0)
+        assert result.dtype == theirs(x).dtype
+    assert traced.graph_for(x).outputs[0].type.dtype in (None, function(x).dtype)

@@ -145,21 +145,19 @@ def _is_size_tensor(value: Any) -> bool:
     return isinstance(value, torch.Tensor) and value.dim() == 0
 
 
-def sizes_as_numbers(schema: FunctionSchema, args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[list, dict]:
-    """The call with the 0-dim tensors in its int-list arguments as ints, as the binding takes them when no
-    torch.jit tracer is running (the node still records them, through aten::Int)."""
-    positional = [a for a in schema.arguments if not a.kwarg_only]
-    numbers = [_list_as_ints(a, v) for a, v in zip(positional, args)] + list(args[len(positional):])
-    keywords = {}
-    for name, value in kwargs.items():
-        index = schema.argument_index(name)
-        keywords[name] = value if index is None else _list_as_ints(schema.arguments[index], value)
-    return numbers, keywords
+def sizes_as_numbers(schema: FunctionSchema, values: list[Any], args: Sequence[Any],
+                     kwargs: dict[str, Any]) -> tuple[list, dict]:
+    """The call `args, kwargs`, bound to `schema` as `values` (bind_call's result), with the 0-dim tensors in its
+    int-list arguments as ints, as the binding takes them when no torch.jit tracer is running (the node still
+    records them, through aten::Int). The lists are found by identity, so wherever the binding put an argument
+    (a method's receiver included), the call keeps its shape."""
+    converted = {id(value): _list_as_ints(value) for argument, value in zip(schema.arguments, values)
+                 if is_int_list(argument) and isinstance(value, list | tuple)}
+    return ([converted.get(id(value), value) for value in args],
+            {name: converted.get(id(value), value) for name, value in kwargs.items()})
 
 
-def _list_as_ints(argument: Argument, value: Any) -> Any:
-    if not (is_int_list(argument) and isinstance(value, list | tuple)):
-        return value
+def _list_as_ints(value: list | tuple) -> list:
     return [int(v.item()) if isinstance(v, torch.Tensor) else v for v in value]
 
 

@@ -108,12 +108,61 @@ def _unguarded(func: types.FunctionType) -> types.FunctionType:
 
 
 def _unguarded_value(value: Any) -> Any:
-    """torch's own Python functions unguarded; anything else as it is."""
-    return _unguarded(value) if _is_torch_function(value) else value
+    """torch's own Python functions unguarded, its bindings and binding namespaces taking traced sizes; anything
+    else as it is."""
+    if _is_torch_function(value):
+        return _unguarded(value)
+    if isinstance(value, types.BuiltinFunctionType) and in_package(value.__module__ or "", "torch"):
+        return _binding_taking_traced_sizes(value)
+    if value is torch or (isinstance(value, types.ModuleType) and in_package(value.__name__, "torch._C")):
+        return _TracedNamespace(value)
+    return value
 
 
 def _is_torch_function(value: Any) -> bool:
     return inspect.isfunction(value) and in_package(value.__module__ or "", "torch")
+
+
+class _TracedNamespace:
+    """`torch`, `torch._C` or `torch._C._nn` as torch's Python functions see it while traced: what it holds is
+    read through `_unguarded_value`, so `torch._C._nn.upsample_nearest1d(...)` is a binding that takes traced
+    sizes."""
+
+    def __init__(self, module: types.ModuleType):
+        self._module = module
+
+    def __getattr__(self, name: str) -> Any:
+        return _unguarded_value(getattr(self._module, name))
+
+
+_size_taking_bindings: dict[Callable, Callable] = {}
+
+
+def _binding_taking_traced_sizes(binding: Callable) -> Callable:
+    """`binding`, except that a call its argument parser refuses for a traced size in an int list goes to the
+    tracing mode as a parsed call would. torch.jit's parser takes any 0-dim tensor there while tracing, and torch's
+    Python code relies on it: `interpolate(x, scale_factor=1.7, recompute_scale_factor=True)` computes its output
+    size as `torch.floor(x.size(2).float() * 1.7)`, a Float tensor, and passes `[size]` to
+    `torch._C._nn.upsample_nearest1d`. The mode's rule records the call with the sizes through aten::Int."""
+    wrapper = _size_taking_bindings.get(binding)
+    if wrapper is not None:
+        return wrapper
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return binding(*args, **kwargs)
+        except TypeError:
+            if not any(_holds_sizes(value) for value in [*args, *kwargs.values()]):
+                raise
+            tensors = [value for value in [*args, *kwargs.values()] if isinstance(value, torch.Tensor)]
+            return torch.overrides.handle_torch_function(binding, tensors, *args, **kwargs)
+
+    _size_taking_bindings[binding] = call
+    return call
+
+
+def _holds_sizes(value: Any) -> bool:
+    return isinstance(value, list | tuple) and any(isinstance(v, torch.Tensor) and v.dim() == 0 for v in value)
 
 
 def _cell_contents(cell: types.CellType) -> Any:

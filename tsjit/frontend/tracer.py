@@ -60,6 +60,7 @@ from tsjit.frontend.trace_arguments import (
     sizes_as_numbers,
 )
 from tsjit.ir import types as T
+from tsjit.ir.constants import wrapped_number
 from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.schema import Argument, FunctionSchema
 from tsjit.ir.symbols import Symbol, aten, prim
@@ -558,10 +559,11 @@ def _run_binding(func: Callable, args: tuple, kwargs: dict, name: str | None) ->
     try:
         return func(*args, **kwargs)
     except TypeError:
+        method = is_tensor_method(func)
         for operator in get_operators(Symbol(f"aten::{name}")) if name else ():
-            method = is_tensor_method(func)
-            if bind_call(operator.schema, args, kwargs, not method, method) is not None:
-                numbers, keywords = sizes_as_numbers(operator.schema, args, kwargs)
+            values = bind_call(operator.schema, args, kwargs, not method, method)
+            if values is not None:
+                numbers, keywords = sizes_as_numbers(operator.schema, values, args, kwargs)
                 return func(*numbers, **keywords)
         raise
 
@@ -677,12 +679,6 @@ def _carried(type_: T.Type) -> T.Type:
         return leaf.get()
     contained = type_.contained_types()
     return type_.with_contained([_carried(t) for t in contained]) if contained else type_
-
-
-def wrapped_number(value: Any) -> torch.Tensor:
-    """A Python number passed for a Tensor, as the bindings wrap it: `2` is `Long(){2}`, `2.5` `Double(){2.5}`."""
-    dtype = {bool: torch.bool, int: torch.int64, float: torch.float64, complex: torch.complex128}[type(value)]
-    return torch.tensor(value, dtype=dtype, device="cpu")
 
 
 def type_of_result(value: Any) -> T.Type:

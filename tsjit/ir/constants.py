@@ -92,3 +92,28 @@ def _constant_type(value: Any, types):
     if isinstance(value, torch.dtype | torch.layout | torch.memory_format):
         return types.IntType.get()
     return types.type_of(value)
+
+
+# ---- wrapped numbers -----------------------------------------------------------------------------------------
+_WRAPPED_NUMBER = "_tsjit_wrapped_number"
+
+
+def wrapped_number(value: bool | int | float | complex) -> torch.Tensor:
+    """A Python number passed for a Tensor, as PyTorch's bindings wrap it (`2` is `Long(){2}`, `2.5`
+    `Double(){2.5}`), marked as a wrapped number: it promotes as the number did, below every tensor.
+
+        %s : Long() = aten::sum(%x, %none)
+        %c : Double() = prim::Constant[value={1.5}]()    # a wrapped number: the trace of `x.sum() * 1.5`
+        %y : Float() = aten::mul(%s, %c)                 # Long * 1.5 is Float; a plain Double() would make Double
+
+    ATen keeps the mark in the TensorImpl, which Python cannot set or read, so tsjit marks the Python tensor and
+    the runtime passes it as the number's dtype would promote (tsjit.runtime.operations)."""
+    dtype = {bool: torch.bool, int: torch.int64, float: torch.float64, complex: torch.complex128}[type(value)]
+    tensor = torch.tensor(value, dtype=dtype, device="cpu")
+    setattr(tensor, _WRAPPED_NUMBER, True)
+    return tensor
+
+
+def is_wrapped_number(value: Any) -> bool:
+    """Whether `value` is a tensor `wrapped_number` made (a copy of it is an ordinary tensor, as in ATen)."""
+    return isinstance(value, torch.Tensor) and getattr(value, _WRAPPED_NUMBER, False)

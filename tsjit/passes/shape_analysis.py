@@ -41,6 +41,7 @@ import torch
 
 from tsjit import log
 from tsjit.ir import types as T
+from tsjit.ir.constants import is_wrapped_number
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import Symbol, aten, prim
 from tsjit.passes import shape_rules_nn  # noqa: F401  (its rules register into RULES)
@@ -221,6 +222,8 @@ class _Propagator:
             return DeviceArgument(_constant(value) if node.kind is prim.Constant else None)
         if node.kind is prim.Constant:
             constant = _constant(value)
+            if is_wrapped_number(constant):  # a traced Python number promotes as one (ir/constants.py)
+                return constant.item()
             if isinstance(constant, torch.Tensor):
                 return AbstractTensor(constant.dtype, constant.device, tuple(constant.shape))
             return constant

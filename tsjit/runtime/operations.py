@@ -36,7 +36,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from tsjit.errors import SchemaError
-from tsjit.ir.constants import constant_value
+from tsjit.ir.constants import constant_value, is_wrapped_number
 from tsjit.ir.graph import Node, Value
 from tsjit.ir.schema import FunctionSchema
 from tsjit.ir.symbols import Symbol, prim
@@ -66,6 +66,14 @@ def operation_for_node(node: Node) -> Operation:
 
 def compile_operation(node: Node) -> CompiledOperation:
     """The cheapest callable running `node` and the positions of the inputs it must be given."""
+    operation, positions = _compile_operation(node)
+    wrapped = tuple(k for k, i in enumerate(positions) if _is_wrapped_number_input(node.inputs[i]))
+    if wrapped and not node.kind.name.endswith("_"):
+        operation = _promoting_as_numbers(operation, wrapped)
+    return CompiledOperation(operation, positions)
+
+
+def _compile_operation(node: Node) -> CompiledOperation:
     all_inputs = tuple(range(len(node.inputs)))
     factory = node_operation_factory(node.kind)
     if factory is not None:
@@ -76,6 +84,42 @@ def compile_operation(node: Node) -> CompiledOperation:
     if overload is None:
         return CompiledOperation(operation, all_inputs)
     return _dispatcher_operation(overload, operator.schema, node)
+
+
+def _is_wrapped_number_input(value: Value) -> bool:
+    return value.node.kind is prim.Constant and is_wrapped_number(constant_value(value.node))
+
+
+def _promoting_as_numbers(operation: Operation, wrapped: tuple[int, ...]) -> Operation:
+    """`operation` with the wrapped numbers among its inputs (tsjit.ir.constants.wrapped_number: a traced
+    `x.sum() * 1.5`) converted first to the dtype the Python numbers would have promoted to with the other
+    tensor inputs, so that the call computes in eager's dtype: ATen lets a wrapped number decide only the category
+    (bool < int < float < complex), never the width. In-place operators keep their `self`'s dtype anyway."""
+
+    def promoting(*inputs: Any) -> Any:
+        tensors = [v for k, v in enumerate(inputs) if k not in wrapped and isinstance(v, torch.Tensor)]
+        if not tensors:
+            return operation(*inputs)
+        dtype = _promoted_with_numbers(tensors, [inputs[k].item() for k in wrapped])
+        converted = [v.to(dtype) if k in wrapped else v for k, v in enumerate(inputs)]
+        return operation(*converted)
+
+    return promoting
+
+
+def _promoted_with_numbers(tensors: list[torch.Tensor], numbers: list[Any]) -> torch.dtype:
+    """ATen's result type of `tensors` (those with dimensions first, then 0-dim ones) and then Python `numbers`."""
+    dtype, has_dims = tensors[0].dtype, tensors[0].dim() > 0
+    for tensor in tensors[1:]:
+        dtype = torch.result_type(_stand_in(dtype, has_dims), tensor)
+        has_dims = has_dims or tensor.dim() > 0
+    for number in numbers:
+        dtype = torch.result_type(_stand_in(dtype, has_dims), number)
+    return dtype
+
+
+def _stand_in(dtype: torch.dtype, has_dims: bool) -> torch.Tensor:
+    return torch.empty((1,) if has_dims else (), dtype=dtype)
 
 
 def node_operation_factory(kind: Symbol) -> OperationFactory | None:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import functools
 import io
+import os
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -27,6 +29,11 @@ from torch import nn
 
 import tsjit
 from tsjit.serialization.serializer import serialize
+
+E2E = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "e2e")
+if E2E not in sys.path:
+    sys.path.insert(0, E2E)
+from trace_oracle import same  # noqa: E402  (the comparison the tracing tests use; needs E2E on sys.path)
 
 PASS, MISMATCH = "pass", "mismatch"
 PATHS = ("script", "trace", "save->load", "tsjit->torch", "torch->tsjit")
@@ -50,20 +57,6 @@ def observe(module: Callable, name: str) -> tuple[Any, dict[str, Any]]:
     torch.manual_seed(2)
     result = module(*arguments)
     return result, {attribute: getattr(module, attribute) for attribute in ENTRIES[name].state}
-
-
-def same(expected: Any, actual: Any) -> bool:
-    """Results agree: tensors allclose with equal dtype and shape, containers (NamedTuples too) element by element."""
-    if isinstance(expected, torch.Tensor):
-        return (isinstance(actual, torch.Tensor) and expected.shape == actual.shape and expected.dtype == actual.dtype
-                and torch.allclose(expected, actual, rtol=1e-4, atol=1e-5, equal_nan=True))
-    if isinstance(expected, list | tuple):
-        return (isinstance(actual, list | tuple) and len(expected) == len(actual)
-                and all(same(e, a) for e, a in zip(expected, actual)))
-    if isinstance(expected, dict):
-        return isinstance(actual, dict) and expected.keys() == actual.keys() and all(
-            same(expected[k], actual[k]) for k in expected)
-    return type(expected) is type(actual) and expected == actual
 
 
 def first_line(error: BaseException) -> str:

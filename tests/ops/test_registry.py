@@ -160,3 +160,28 @@ def test_import_is_lazy_and_first_lookup_is_fast():
           f"first get_operators(aten.add): {lookup_seconds * 1e3:.1f} ms")
     assert import_seconds < 1.0
     assert lookup_seconds < 1.0
+
+
+def test_an_operator_defined_with_torch_library_after_a_failed_lookup_is_found():
+    """Looking a name up before `torch.library` defines it (scripting code that calls it, say) must not make it
+    unknown for good; nor does a new overload of a known name stay hidden."""
+    import tsjit
+
+    def twice(x):
+        return torch.ops.late_registry_test.twice(x)
+
+    def scaled(x):
+        return torch.ops.late_registry_test.twice.scaled(x, 3.0)
+
+    assert get_operators("late_registry_test::twice") == []
+    assert find_operator("late_registry_test::twice") is None
+    library = torch.library.Library("late_registry_test", "DEF")
+    library.define("twice(Tensor x) -> Tensor")
+    library.impl("twice", lambda x: x * 2, "CompositeExplicitAutograd")
+    assert [str(op.schema) for op in get_operators("late_registry_test::twice")] == [
+        "late_registry_test::twice(Tensor x) -> Tensor"]
+    assert torch.equal(tsjit.script(twice)(torch.ones(2)), torch.full((2,), 2.0))
+    assert find_operator("late_registry_test::twice.scaled") is None
+    library.define("twice.scaled(Tensor x, float s) -> Tensor")
+    library.impl("twice.scaled", lambda x, s: x * 2 * s, "CompositeExplicitAutograd")
+    assert torch.equal(tsjit.script(scaled)(torch.ones(2)), torch.full((2,), 6.0))

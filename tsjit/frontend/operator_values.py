@@ -28,7 +28,7 @@ from tsjit.errors import CompileError, SchemaError
 from tsjit.frontend.sugared_value import BuiltinFunction, SimpleValue, SugaredValue, insert_matched_call
 from tsjit.ir.symbols import Symbol
 from tsjit.ops.matching import match_schema, unknown_operator_message
-from tsjit.ops.registry import DEFAULT_OVERLOAD, Operator, get_operators
+from tsjit.ops.registry import DEFAULT_OVERLOAD, Operator, find_operator, get_operators
 
 
 class OperatorNamespaces(SugaredValue):
@@ -86,11 +86,10 @@ class OperatorOverload(SugaredValue):
 
 def overload_value(symbol: Symbol, overload: str, loc) -> OperatorOverload:
     """The overload named `overload` of operator `symbol` (`default`: the empty overload name)."""
-    operators = get_operators(symbol)
     name = "" if overload == DEFAULT_OVERLOAD else overload
-    found = next((op for op in operators if op.schema.overload_name == name), None)
+    found = find_operator(f"{symbol}.{name}" if name else str(symbol))
     if found is None:
-        known = "".join(f"  {op.schema}\n" for op in operators)
+        known = "".join(f"  {op.schema}\n" for op in get_operators(symbol))
         raise CompileError(f"Unknown overload '{overload}' of builtin op {symbol}. Its overloads are:\n{known}", loc)
     return OperatorOverload(found)
 

@@ -104,10 +104,13 @@ def get_operators(kind: Symbol | str) -> list[Operator]:
 def find_operator(schema_or_name: FunctionSchema | str) -> Operator | None:
     """The operator with this exact schema or this `ns::name.overload` ("ns::name": the empty overload)."""
     parsed = parse_schema_or_name(schema_or_name) if isinstance(schema_or_name, str) else schema_or_name
-    operators = _operators_for(Symbol(parsed.name))
-    if isinstance(parsed, FunctionSchema):
-        return _find_identical(operators, parsed)
-    return _find_overload(operators, parsed.overload_name)
+    kind = Symbol(parsed.name)
+    for operators in (_operators_for(kind), _with_new_torch_operators(kind)):
+        found = (_find_identical(operators, parsed) if isinstance(parsed, FunctionSchema)
+                 else _find_overload(operators, parsed.overload_name))
+        if found is not None:
+            return found
+    return None
 
 
 def register_operator(schema: FunctionSchema | str, fn: Operation | None = None, *,
@@ -171,14 +174,27 @@ def _register(schema: FunctionSchema, fn: Operation | None, factory: OperationFa
 def _operators_for(kind: Symbol) -> list[Operator]:
     """The registry's own list for `kind`, loading PyTorch's schemas of that name on first use."""
     operators = _operators_by_kind.get(kind)
-    if operators is not None:
+    if operators:
         return operators
+    if operators is not None:  # none yet: `torch.library` may have defined some since
+        return _with_new_torch_operators(kind)
     with _lock:
         if kind not in _operators_by_kind:
             _operators_by_kind[kind] = _load_torch_operators(kind)
             for schema, fn, factory in _pending_by_kind.pop(kind, ()):
                 _register(parse_schema(schema), fn, factory)
         return _operators_by_kind[kind]
+
+
+def _with_new_torch_operators(kind: Symbol) -> list[Operator]:
+    """The registry's list for `kind` (already loaded) with the schemas PyTorch has gained since added: an
+    operator defined with `torch.library` after a lookup of its name found nothing is found once it exists (a
+    lookup that misses costs one query of the dispatcher, about a microsecond)."""
+    with _lock:
+        operators = _operators_by_kind[kind]
+        known = {str(op.schema) for op in operators}
+        operators.extend(op for op in _load_torch_operators(kind) if str(op.schema) not in known)
+        return operators
 
 
 def _find_identical(operators: list[Operator], schema: FunctionSchema) -> Operator | None:

@@ -130,3 +130,27 @@ def test_a_traced_python_number_promotes_as_the_number_did(function):
         torch.testing.assert_close(result, function(x), rtol=0, atol=0)
         assert result.dtype == theirs(x).dtype
     assert traced.graph_for(x).outputs[0].type.dtype in (None, function(x).dtype)
+
+
+def test_an_operator_with_effects_outside_aten_is_recorded_and_kept_as_torch_jit_keeps_it():
+    """`record_function` calls `profiler::_record_function_enter_new` and `_exit`, whose results nobody reads: the
+    dispatcher registered them CONSERVATIVE, so TorchScript keeps them (and the traced program still opens its
+    profiling range); an unused aten operator goes."""
+    def profiled(x):
+        with torch.autograd.profiler.record_function("traced_block"):
+            y = x * 2
+        return y + 1
+
+    x = torch.randn(3)
+    traced = trace(profiled, (x,))
+    assert our_kinds(traced.graph) == torch_kinds(torch.jit.trace(profiled, (x,)).graph)
+    assert "profiler::_record_function_exit" in our_kinds(traced.graph)
+    with torch.profiler.profile() as profile:
+        torch.testing.assert_close(traced(x), profiled(x))
+    assert "traced_block" in [event.name for event in profile.events()]
+
+    def pure_unused(x):
+        torch.ops.aten.sin(x)
+        return x
+
+    assert our_kinds(trace(pure_unused, (x,)).graph) == []

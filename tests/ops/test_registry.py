@@ -185,3 +185,18 @@ def test_an_operator_defined_with_torch_library_after_a_failed_lookup_is_found()
     library.define("twice.scaled(Tensor x, float s) -> Tensor")
     library.impl("twice.scaled", lambda x, s: x * 2 * s, "CompositeExplicitAutograd")
     assert torch.equal(tsjit.script(scaled)(torch.ones(2)), torch.full((2,), 6.0))
+
+
+def test_operators_the_dispatcher_registered_conservative_have_side_effects():
+    """TorchScript keeps a non-aten operator registered with CONSERVATIVE alias analysis even when nobody reads
+    its result (torch.jit's scripted graph keeps `profiler::_record_function_enter_new`); one torch.library
+    defines from its schema alone (FROM_SCHEMA) is pure, as are aten's."""
+    from tsjit.ops.registry import is_conservative
+
+    library = torch.library.Library("alias_kind_test", "DEF")
+    library.define("pure(Tensor x) -> Tensor")
+    library.define("effect(Tensor x) -> Tensor", alias_analysis="CONSERVATIVE")
+    assert is_conservative(find_operator("profiler::_record_function_enter_new").schema)
+    assert is_conservative(find_operator("alias_kind_test::effect").schema)
+    assert not is_conservative(find_operator("alias_kind_test::pure").schema)
+    assert not is_conservative(find_operator("aten::sin").schema)

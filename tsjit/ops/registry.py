@@ -220,7 +220,21 @@ def _load_torch_operators(kind: Symbol) -> list[Operator]:
 def _torch_operator(schema: FunctionSchema) -> Operator:
     if not _in_dispatcher(schema):
         return Operator(schema)
+    if _is_conservative_in_dispatcher(schema):
+        with _lock:
+            _conservative_operators.add(schema.operator_name)
     return Operator(schema, operation_factory=_DispatcherOperation(schema))
+
+
+def _is_conservative_in_dispatcher(schema: FunctionSchema) -> bool:
+    """Whether the dispatcher registered a non-aten operator with CONSERVATIVE alias analysis: TorchScript takes
+    such an operator to have effects beyond its outputs (`profiler::_record_function_enter_new` starts a profiling
+    range), so it is never removed or reordered. aten and prim operators follow their schemas. The dispatcher
+    tells the kind only in its dump of the operator."""
+    if schema.name.split("::", 1)[0] in ("aten", "prim"):
+        return False
+    dump = torch._C._dispatch_dump(f"{schema.name}.{schema.overload_name}" if schema.overload_name else schema.name)
+    return "alias analysis kind: CONSERVATIVE" in dump
 
 
 def _in_dispatcher(schema: FunctionSchema) -> bool:

@@ -351,3 +351,21 @@ def test_python_ops_cannot_be_exported():
     assert "^python_side()(x)" in function_code(Function("ignored_call", graph))
     with pytest.raises(SerializationError, match="python_side"):
         PythonPrinter(enforce_importable=True).print_function(Function("ignored_call", graph))
+
+
+def test_printed_infinities_and_nans_compile_again_in_compilation_unit_source():
+    """The printer writes `float("inf")` as `inf` and `float("nan")` as `nan`, as torch.jit's does (its archive
+    loader reads them back): CompilationUnit source knows them too, so `.code` compiles again, and
+    `float("inf")` keeps working."""
+    import tsjit
+
+    def extremes(x: float):
+        return x + float("inf"), x - float("-inf"), float("nan"), x == -float("inf")
+
+    scripted = tsjit.script(extremes)
+    assert "inf" in scripted.code and "nan" in scripted.code
+    assert "inf" in torch.jit.script(extremes).code
+    recompiled = tsjit.CompilationUnit(scripted.code.replace("def extremes", "def again"))
+    for source in (recompiled.again, scripted):
+        total, difference, not_a_number, is_minus_inf = source(1.0)
+        assert (total, difference, is_minus_inf) == (math.inf, math.inf, False) and math.isnan(not_a_number)

@@ -37,7 +37,7 @@ import torch
 from tsjit.errors import TsjitError
 from tsjit.frontend.enum_values import to_enum_value
 from tsjit.frontend.ir_emitter import GraphFunction, compile_source
-from tsjit.frontend.resolver import EXPORT, IGNORE, UNUSED, PythonResolver, compiled_function_for
+from tsjit.frontend.resolver import EXPORT, IGNORE, UNUSED, SourceTextResolver, compiled_function_for
 from tsjit.frontend.script_class import from_script_value, script_class, to_script_value
 from tsjit.frontend.tracer import get_tracing_state
 from tsjit.ir import types as T
@@ -354,7 +354,8 @@ def script(obj: Any, optimize: Any = None, _frames_up: int = 0, _rcb: Any = None
 class CompilationUnit:
     """Functions compiled from TorchScript source text, reachable as attributes (`cu.f(x)`).
 
-    Names the source does not define are looked up where the CompilationUnit is created, as torch.jit does.
+    Names the source does not define are looked up where the CompilationUnit is created, as torch.jit does;
+    the printer's `inf` and `nan` are numbers, so printed code (`.code`) compiles again.
     """
 
     def __init__(self, source: str | None = None, _frames_up: int = 0):
@@ -368,7 +369,7 @@ class CompilationUnit:
             frame = frame.f_back
         namespace = {"torch": torch, **frame.f_globals, **frame.f_locals}
         del frame
-        defined = compile_source(source, PythonResolver(namespace))
+        defined = compile_source(source, SourceTextResolver(namespace))
         for function in defined:
             function.ensure_defined()
         scripted = [ScriptFunction(function) for function in defined]

@@ -75,6 +75,18 @@ class NativeResolver(Resolver):
         return BuiltinModule("aten") if name == "torch" else None
 
 
+# The names the python printer writes, as torch.jit's does, for numbers Python source has no literal for
+# (`float("inf")` prints as `inf`): archives and CompilationUnit source read them back.
+PRINTED_NUMBERS = {"inf": math.inf, "nan": math.nan}
+
+
+def printed_number(name: str, emitter, loc) -> SugaredValue | None:
+    """The constant a printed number name (`inf`, `nan`) stands for, else None."""
+    if name not in PRINTED_NUMBERS:
+        return None
+    return SimpleValue(emitter.graph.insert_constant(PRINTED_NUMBERS[name], source_range=loc))
+
+
 class FunctionTableResolver(Resolver):
     """Functions defined together (one CompilationUnit) see each other by name, then ask `fallback`."""
 
@@ -139,6 +151,15 @@ class PythonResolver(Resolver):
     def resolve_type(self, name: str, loc) -> T.Type | None:
         value = self.lookup(name)
         return None if value is _MISSING else python_type_to_type(value, loc)
+
+
+class SourceTextResolver(PythonResolver):
+    """CompilationUnit source: names from the namespace it was created in, then the printer's `inf` and `nan`,
+    so that printed code compiles again."""
+
+    def resolve_value(self, name: str, emitter, loc) -> SugaredValue | None:
+        found = super().resolve_value(name, emitter, loc)
+        return found if found is not None else printed_number(name, emitter, loc)
 
 
 # ---- Python objects as SugaredValues ---------------------------------------------------------------------------

@@ -21,7 +21,6 @@ Anything else, and any source that does not compile, is a SerializationError nam
 
 from __future__ import annotations
 
-import math
 import threading
 from typing import Any
 
@@ -32,7 +31,7 @@ from tsjit.frontend.concrete_module_type import claim_qualified_name
 from tsjit.frontend.ir_emitter import GraphFunction
 from tsjit.frontend.operator_values import OperatorNamespaces
 from tsjit.frontend.parser import parse_definitions
-from tsjit.frontend.resolver import Resolver
+from tsjit.frontend.resolver import PRINTED_NUMBERS, Resolver, printed_number
 from tsjit.frontend.script_type_parser import ScriptTypeParser, evaluate_default
 from tsjit.frontend.source_range import Source
 from tsjit.frontend.sugared_value import (
@@ -347,9 +346,7 @@ class ArchiveResolver(Resolver):
             return ArchiveNamespace(self.importer, name)
         if name in SPECIAL_FORM_NAMES:
             return SpecialFormValue(SPECIAL_FORM_NAMES[name])
-        if name in ("inf", "nan"):
-            return SimpleValue(emitter.graph.insert_constant(math.inf if name == "inf" else math.nan))
-        return None
+        return printed_number(name, emitter, loc)
 
     def resolve_type(self, name: str, loc) -> T.Type | None:
         return self.importer.resolve_type(name) if name.startswith("__torch__.") else None
@@ -493,8 +490,8 @@ def _field_declaration(statement) -> tuple[str, Any, Any]:
 def literal(expr) -> Any:
     """The value of a constant as printed code writes it: literals, tuples and lists of them, `inf`, `nan`,
     and complex sums such as `2.+1.j`."""
-    if isinstance(expr, Var) and expr.name.name in ("inf", "nan"):
-        return math.inf if expr.name.name == "inf" else math.nan
+    if isinstance(expr, Var) and expr.name.name in PRINTED_NUMBERS:
+        return PRINTED_NUMBERS[expr.name.name]
     if isinstance(expr, UnaryOp) and expr.kind == lx.TK_UNARY_MINUS:
         return -literal(expr.operand)
     if isinstance(expr, BinOp) and expr.kind in ("+", "-"):

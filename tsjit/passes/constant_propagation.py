@@ -56,11 +56,13 @@ def constant_propagation(graph: Graph) -> bool:
 
 def run_node_if_inputs_are_constant(node: Node) -> list[Any] | None:
     """The node's outputs computed from its constant inputs, or None if it cannot be run now."""
-    from tsjit.ir.constants import constant_value
+    from tsjit.ir.constants import constant_value, is_wrapped_number
 
     if any(v.node.kind is not prim.Constant for v in node.inputs):
         return None
     inputs = [constant_value(v.node) for v in node.inputs]
+    if any(is_wrapped_number(v) for v in inputs):  # it promotes as a number only where the runtime calls it
+        return None
     try:
         outputs = _run(node, inputs)
     except Exception:

@@ -154,3 +154,15 @@ def test_an_operator_with_effects_outside_aten_is_recorded_and_kept_as_torch_jit
         return x
 
     assert our_kinds(trace(pure_unused, (x,)).graph) == []
+
+
+@pytest.mark.parametrize("function", [lambda x: torch.fill(x, True), lambda x: x.clone().fill_(False),
+                                      lambda x: x.masked_fill(x > 0, True)],
+                         ids=["fill", "fill_", "masked_fill"])
+def test_a_bool_passed_for_a_scalar_runs_the_overload_the_binding_dispatched(function):
+    """ATen's Scalar holds bools, TorchScript's number type does not: the traced node, pinned to the overload the
+    binding dispatched (aten::fill.Scalar), runs with its bool (torch.jit's trace fails here on an internal
+    assert; found by op_db: fill, arange)."""
+    x = torch.randn(3, 3)
+    traced = trace(function, (x,), check_trace=False)
+    torch.testing.assert_close(traced(x), function(x), rtol=0, atol=0)

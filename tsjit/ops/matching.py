@@ -535,7 +535,15 @@ def node_matches_schema(node: Node, schema: FunctionSchema) -> bool:
     if len(actuals) < len(formals) or (len(actuals) > len(formals) and not schema.is_vararg):
         return False
     type_env: TypeEnv = {}
-    return all(_input_fits(argument.type, value.type, type_env) for argument, value in zip(formals, actuals))
+    return all(_input_fits(argument.type, value.type, type_env) or (pinned is not None and _bool_scalar(
+        argument.type, value.type)) for argument, value in zip(formals, actuals))
+
+
+def _bool_scalar(formal: Type, actual: Type) -> bool:
+    """A bool for a Scalar: ATen's Scalar holds bools, TorchScript's number type does not, so only a node pinned to
+    its overload by the tracer passes one (`torch.fill(x, True)` dispatches aten::fill.Scalar with a bool)."""
+    number = formal.elem if isinstance(formal, OptionalType) else formal
+    return isinstance(number, NumberType) and isinstance(actual, BoolType)
 
 
 def _input_fits(formal: Type, actual: Type, type_env: TypeEnv) -> bool:

@@ -1,8 +1,10 @@
 """The on-disk kernel cache: bounded by TSJIT_KERNEL_CACHE_MB with the least recently used libraries evicted
-first, and shared between processes (a second process loads what the first compiled)."""
+first, and shared between processes (a second process loads what the first compiled); the loaded libraries,
+bounded by TSJIT_LOADED_KERNELS, without breaking the functions handed out."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import pathlib
 import subprocess
@@ -11,8 +13,10 @@ import textwrap
 
 from kernel_helpers import fused
 
+from tsjit import log
 from tsjit.codegen import compiler
 from tsjit.codegen.c_kernel import generate_kernel
+from tsjit.lru import LRUCache
 
 CHAIN = """
 graph(%x : Float(*, device=cpu), %y : Float(*, device=cpu)):
@@ -58,6 +62,40 @@ def test_the_limit_comes_from_the_environment(monkeypatch) -> None:
     assert compiler.cache_limit_bytes() == compiler.DEFAULT_CACHE_MB * 1024 * 1024
     monkeypatch.delenv("TSJIT_KERNEL_CACHE_MB")
     assert compiler.cache_limit_bytes() == compiler.DEFAULT_CACHE_MB * 1024 * 1024
+
+
+def scaled(factor: int):
+    """A loaded `double scale(double)` multiplying by `factor`, its function pointer typed for calls."""
+    function = compiler.load_kernel(f"double scale(double x) {{ return x * {factor}; }}\n", "scale")
+    function.restype, function.argtypes = ctypes.c_double, [ctypes.c_double]
+    return function
+
+
+def refuse_to_compile(*args):
+    raise AssertionError("compiled again")
+
+
+def test_loaded_libraries_are_bounded_and_evicting_one_breaks_no_function(monkeypatch, tmp_path, capsys) -> None:
+    monkeypatch.setenv("TSJIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TSJIT_LOADED_KERNELS", "2")
+    monkeypatch.setenv("TSJIT_LOG_LEVEL", "compiler")
+    log.reset()
+    monkeypatch.setattr(compiler, "_loaded", LRUCache("compiler", compiler.loaded_limit))
+    functions = [scaled(factor) for factor in (2, 3, 5)]
+    assert len(compiler._loaded) == 2 and "evicted the 1 least recently used" in capsys.readouterr().err
+    assert [f(1.5) for f in functions] == [3.0, 4.5, 7.5]  # the first library was dropped: its function works
+    monkeypatch.setattr(compiler, "_compile", refuse_to_compile)
+    assert scaled(2)(4.0) == 8.0  # loaded again from the disk cache
+    log.reset()
+
+
+def test_the_loaded_limit_comes_from_the_environment(monkeypatch) -> None:
+    monkeypatch.setenv("TSJIT_LOADED_KERNELS", "7")
+    assert compiler.loaded_limit() == 7
+    monkeypatch.setenv("TSJIT_LOADED_KERNELS", "many")
+    assert compiler.loaded_limit() == compiler.DEFAULT_LOADED_KERNELS
+    monkeypatch.delenv("TSJIT_LOADED_KERNELS")
+    assert compiler.loaded_limit() == compiler.DEFAULT_LOADED_KERNELS
 
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]  # the subprocesses import this tsjit

@@ -7,8 +7,10 @@ import torch
 from mlir_corpus import assert_close
 
 import tsjit.mlir
+from tsjit import log
 from tsjit.errors import MLIRError
 from tsjit.ir.parser import parse_ir
+from tsjit.lru import LRUCache
 from tsjit.mlir import iree
 
 MIXED_RESULTS = """
@@ -64,7 +66,7 @@ def test_f64_stays_f64():
 
 def test_artifacts_are_cached_by_content(tmp_path, monkeypatch):
     monkeypatch.setenv("TSJIT_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(iree, "_memory_cache", {})
+    monkeypatch.setattr(iree, "_memory_cache", LRUCache("iree", iree.cache_limit_bytes, weight=len))
     compiled = []
     real = iree._compile_with_iree
     monkeypatch.setattr(iree, "_compile_with_iree", lambda *a: compiled.append(a) or real(*a))
@@ -73,7 +75,7 @@ def test_artifacts_are_cached_by_content(tmp_path, monkeypatch):
     first = iree.compile(lowered)
     iree.compile(lowered)
     assert len(compiled) == 1 and len(list(tmp_path.glob("*.vmfb"))) == 1
-    monkeypatch.setattr(iree, "_memory_cache", {})
+    monkeypatch.setattr(iree, "_memory_cache", LRUCache("iree", iree.cache_limit_bytes, weight=len))
     iree.compile(lowered)
     assert len(compiled) == 1  # read back from disk
     other = tsjit.mlir.compile(graph, [torch.randn(8)], output_type="linalg-on-tensors")
@@ -96,3 +98,31 @@ graph(%x : Tensor, %y : Tensor):
     for output_type in ("linalg-on-tensors", "stablehlo"):
         program = iree.compile(tsjit.mlir.compile(graph, [x, y], output_type=output_type))
         assert_close(program(x, y), (x + y, (x * y, x)))
+
+
+def test_the_artifact_caches_are_bounded(tmp_path, monkeypatch, capsys):
+    """With room for two artifacts, a third evicts the least recently used one, from memory and from disk; the
+    program compiled from it still runs, and compiling it again gives a right program."""
+    monkeypatch.setenv("TSJIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TSJIT_LOG_LEVEL", "iree")
+    log.reset()
+    monkeypatch.setattr(iree, "_memory_cache", LRUCache("iree", iree.cache_limit_bytes, weight=len))
+    compiled = []
+    real = iree._compile_with_iree
+    monkeypatch.setattr(iree, "_compile_with_iree", lambda *a: compiled.append(a) or real(*a))
+    graph = parse_ir("graph(%x : Tensor):\n  %y : Tensor = aten::tanh(%x)\n  return (%y)")
+    modules = [tsjit.mlir.compile(graph, [torch.randn(n)], output_type="linalg-on-tensors") for n in (3, 4, 5)]
+    first = iree.compile(modules[0])
+    monkeypatch.setenv("TSJIT_IREE_CACHE_MB", str(2.5 * len(first.vmfb) / 2 ** 20))
+    iree.compile(modules[1])
+    iree.compile(modules[2])
+    assert len(compiled) == 3 and len(iree._memory_cache) == 2 and len(list(tmp_path.glob("*.vmfb"))) == 2
+    assert "evicted the 1 least recently used" in capsys.readouterr().err
+    x = torch.randn(3)
+    assert_close(first(x), torch.tanh(x))
+    again = iree.compile(modules[0])
+    assert len(compiled) == 4
+    assert_close(again(x), torch.tanh(x))
+    iree.compile(modules[2])  # the most recent is still cached
+    assert len(compiled) == 4
+    log.reset()

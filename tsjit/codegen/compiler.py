@@ -16,6 +16,12 @@ modification time first (loading a cached library touches it). `load_kernel` ret
 TSJIT_LOG_LEVEL=compiler) when there is no compiler or no variant builds; callers then interpret the subgraph.
 With `compile=False` it only loads what is cached, so that the caller can compile elsewhere (runtime/fusion.py
 compiles on a background thread).
+
+The loaded libraries are kept in memory by key too, at most TSJIT_LOADED_KERNELS of them (default 512), the least
+recently used dropped first (logged under TSJIT_LOG_LEVEL=compiler). Dropping one never breaks a plan holding its
+function: a ctypes function pointer keeps its library object, and ctypes never unloads a library. A dropped
+library needed again is loaded again from disk (the dynamic loader hands back the mapping it still has), or
+compiled again if the disk cache evicted it meanwhile.
 """
 
 from __future__ import annotations
@@ -27,18 +33,30 @@ import platform
 import shutil
 import subprocess
 import tempfile
-import threading
 
 from tsjit import log
+from tsjit.lru import LRUCache
 
 FLAGS = ("-std=gnu11", "-O3", "-shared", "-fPIC", "-fno-math-errno", "-ffp-contract=off")
 # tried first: vectorized loops calling glibc's vector math library; where that fails to build or load, plain
 VARIANTS = (("-DTSJIT_VECTOR_MATH", "-fopenmp-simd", "-lmvec"), ())
 _TIMEOUT_SECONDS = 120
 DEFAULT_CACHE_MB = 256
+DEFAULT_LOADED_KERNELS = 512
+_NOT_LOADED = object()
 
-_lock = threading.Lock()
-_loaded: dict[str, ctypes.CDLL | None] = {}
+
+def loaded_limit() -> int:
+    """TSJIT_LOADED_KERNELS: how many loaded libraries (or failed builds) stay in memory (default 512)."""
+    text = os.environ.get("TSJIT_LOADED_KERNELS")
+    if text and text.strip().isdigit():
+        return max(1, int(text))
+    if text:
+        log.log(log.GRAPH_DUMP, f"TSJIT_LOADED_KERNELS={text!r} is not a count: {DEFAULT_LOADED_KERNELS}")
+    return DEFAULT_LOADED_KERNELS
+
+
+_loaded: LRUCache[ctypes.CDLL | None] = LRUCache("compiler", loaded_limit)  # key -> library, None if no build
 
 
 def load_kernel(source: str, name: str, compile: bool = True):
@@ -50,14 +68,13 @@ def load_kernel(source: str, name: str, compile: bool = True):
         return None
     for variant in VARIANTS:
         key = _cache_key(source, compiler, variant)
-        if key not in _loaded:
+        library = _loaded.get(key, _NOT_LOADED)
+        if library is _NOT_LOADED:
             path = os.path.join(cache_dir(), f"{key}.so")
             if not compile and not os.path.exists(path):
                 return None
-            library = _build_and_load(source, compiler, variant, path)  # not under the lock: compiling is slow
-            with _lock:
-                _loaded.setdefault(key, library)
-        library = _loaded[key]
+            library = _build_and_load(source, compiler, variant, path)
+            _loaded.put(key, library)
         if library is not None:
             return getattr(library, name)
     return None
@@ -85,7 +102,7 @@ def _cache_key(source: str, compiler: str, variant: tuple[str, ...]) -> str:
 
 def _build_and_load(source: str, compiler: str, variant: tuple[str, ...], path: str) -> ctypes.CDLL | None:
     if os.path.exists(path):
-        _touch(path)
+        touch(path)
     elif _compile(source, compiler, variant, path):
         evict(cache_dir(), cache_limit_bytes(), keep=path)
     else:
@@ -119,26 +136,26 @@ def _compile(source: str, compiler: str, variant: tuple[str, ...], path: str) ->
     return True
 
 
-def cache_limit_bytes() -> int:
-    """TSJIT_KERNEL_CACHE_MB in bytes (default 256 MB)."""
-    text = os.environ.get("TSJIT_KERNEL_CACHE_MB")
+def cache_limit_bytes(variable: str = "TSJIT_KERNEL_CACHE_MB", default_mb: float = DEFAULT_CACHE_MB) -> int:
+    """The megabytes of the environment variable `variable` in bytes (default 256 MB); iree.py reads its own."""
+    text = os.environ.get(variable)
     try:
-        megabytes = float(text) if text else DEFAULT_CACHE_MB
+        megabytes = float(text) if text else default_mb
     except ValueError:
-        log.log(log.GRAPH_DUMP, f"TSJIT_KERNEL_CACHE_MB={text!r} is not a number: {DEFAULT_CACHE_MB} MB")
-        megabytes = DEFAULT_CACHE_MB
+        log.log(log.GRAPH_DUMP, f"{variable}={text!r} is not a number: {default_mb} MB")
+        megabytes = default_mb
     return int(megabytes * 1024 * 1024)
 
 
-def evict(directory: str, limit: int, keep: str | None = None) -> list[str]:
-    """Remove the least recently used libraries (oldest mtime first) of `directory` until the rest take at most
-    `limit` bytes, never `keep`; returns the paths removed. Another process may remove files at the same time:
-    what is gone already is skipped."""
+def evict(directory: str, limit: int, keep: str | None = None, suffix: str = ".so") -> list[str]:
+    """Remove the least recently used files named `*suffix` (oldest mtime first) of `directory` until the rest
+    take at most `limit` bytes, never `keep`; returns the paths removed. Another process may remove files at the
+    same time: what is gone already is skipped. tsjit/mlir/iree.py bounds its disk cache with it too."""
     entries = []
     with os.scandir(directory) as scan:
         for entry in scan:
             try:
-                if entry.name.endswith(".so") and entry.is_file():
+                if entry.name.endswith(suffix) and entry.is_file():
                     stat = entry.stat()
                     entries.append((stat.st_mtime_ns, stat.st_size, entry.path))
             except OSError:
@@ -152,12 +169,12 @@ def evict(directory: str, limit: int, keep: str | None = None) -> list[str]:
             removed.append(path)
             total -= size
     if removed:
-        log.graph_update(f"evicted {len(removed)} kernels from {directory}")
+        log.graph_update(f"evicted {len(removed)} files from {directory}")
     return removed
 
 
-def _touch(path: str) -> None:
-    """Mark a cached library as just used, for eviction."""
+def touch(path: str) -> None:
+    """Mark a cached file as just used, for eviction."""
     try:
         os.utime(path)
     except OSError:

@@ -14,7 +14,11 @@ back as a tuple. Results are zero-copy: IREE maps the CPU buffer and torch wraps
 copied into IREE's buffers, because its Python binding gives no way to import host memory.
 
 Compiled artifacts (VM flatbuffers) are cached by a hash of the MLIR text, the input type, the flags and the IREE
-version: in memory, and on disk under $TSJIT_CACHE_DIR (default ~/.cache/tsjit/iree).
+version: in memory, and on disk under $TSJIT_CACHE_DIR (default ~/.cache/tsjit/iree). Each of the two is bounded by
+TSJIT_IREE_CACHE_MB megabytes (default 256): past it, the least recently used artifacts go (on disk: oldest
+modification time first; reading an artifact touches it), logged under TSJIT_LOG_LEVEL=iree. A program already
+compiled keeps its own copy of its artifact, so eviction never breaks it; an evicted artifact needed again is
+compiled again.
 """
 
 from __future__ import annotations
@@ -28,13 +32,24 @@ from collections.abc import Sequence
 import numpy
 import torch
 
+from tsjit import log
+from tsjit.codegen import compiler as kernel_compiler
 from tsjit.errors import MLIRError
 from tsjit.ir import types as ts
+from tsjit.lru import LRUCache
 from tsjit.mlir.pipelines import LoweredModule
 
 _INPUT_TYPES = {"torch": "torch", "linalg-on-tensors": "none", "tosa": "tosa", "stablehlo": "stablehlo"}
 _FLAGS = ("--iree-llvmcpu-target-cpu=host", "--iree-input-demote-f64-to-f32=false")
-_memory_cache: dict[str, bytes] = {}
+DEFAULT_CACHE_MB = 256
+
+
+def cache_limit_bytes() -> int:
+    """TSJIT_IREE_CACHE_MB in bytes (default 256 MB): the bound of the memory cache and of the disk cache each."""
+    return kernel_compiler.cache_limit_bytes("TSJIT_IREE_CACHE_MB", DEFAULT_CACHE_MB)
+
+
+_memory_cache: LRUCache[bytes] = LRUCache("iree", cache_limit_bytes, weight=len)
 
 
 def compile(lowered: LoweredModule) -> CompiledProgram:
@@ -56,7 +71,7 @@ def compile_cached(text: str, input_type: str) -> bytes:
     if found is None:
         found = _compile_with_iree(text, input_type)
         _write_disk_cache(key, found)
-    _memory_cache[key] = found
+    _memory_cache.put(key, found)
     return found
 
 
@@ -85,10 +100,13 @@ def cache_dir() -> str:
 
 def _read_disk_cache(key: str) -> bytes | None:
     path = os.path.join(cache_dir(), key + ".vmfb")
-    if not os.path.exists(path):
+    try:
+        with open(path, "rb") as file:
+            vmfb = file.read()
+    except OSError:  # not cached, or evicted by another process just now
         return None
-    with open(path, "rb") as file:
-        return file.read()
+    kernel_compiler.touch(path)
+    return vmfb
 
 
 def _write_disk_cache(key: str, vmfb: bytes) -> None:
@@ -96,7 +114,11 @@ def _write_disk_cache(key: str, vmfb: bytes) -> None:
     os.makedirs(cache_dir(), exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=cache_dir(), delete=False) as file:
         file.write(vmfb)
-    os.replace(file.name, os.path.join(cache_dir(), key + ".vmfb"))
+    path = os.path.join(cache_dir(), key + ".vmfb")
+    os.replace(file.name, path)
+    removed = kernel_compiler.evict(cache_dir(), cache_limit_bytes(), keep=path, suffix=".vmfb")
+    if removed:
+        log.log(log.GRAPH_DUMP, f"disk cache over TSJIT_IREE_CACHE_MB: evicted {len(removed)} artifacts")
 
 
 @functools.lru_cache(maxsize=1)

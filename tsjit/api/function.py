@@ -30,6 +30,7 @@ import enum
 import functools
 import inspect
 import threading
+import weakref
 from typing import Any
 
 import torch
@@ -319,7 +320,9 @@ def fits_type(value: Any, expected: T.Type) -> bool:
 
 
 # ---- scripting ---------------------------------------------------------------------------------------------------
-_scripted: dict[Any, ScriptFunction] = {}
+# Python function -> its ScriptFunction, so that scripting a function twice gives the same object. Weak values: a
+# ScriptFunction holds its Python function, so weak keys would never let go; an entry goes with its ScriptFunction.
+_scripted: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 _scripted_lock = threading.Lock()
 
 # the module/class frontend registers `(obj) -> scripted or None` here for nn.Modules and classes

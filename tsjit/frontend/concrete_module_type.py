@@ -27,6 +27,7 @@ import sys
 import threading
 import typing
 import warnings
+import weakref
 from typing import Any, NamedTuple
 
 import torch
@@ -506,7 +507,7 @@ def _overload_nodes(py_class: type) -> list[tuple[Any, ast.FunctionDef]]:
     return found
 
 
-_class_sources: dict[type, tuple] = {}
+_class_sources: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # class -> (Source, body): goes with it
 
 
 def _class_source(cls: type) -> tuple:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import enum
 import threading
+import weakref
 from typing import Any
 
 from tsjit.errors import CompileError, TsjitError
@@ -37,8 +38,9 @@ _VALUE_TYPES: dict[type, T.Type] = {int: T.IntType.get(), float: T.FloatType.get
                                     bool: T.BoolType.get(), type(None): T.NoneType.get()}
 _SUPPORTED = (T.IntType, T.FloatType, T.StringType)
 
-_enum_types: dict[type, T.EnumType] = {}
-_python_classes: dict[T.EnumType, type] = {}  # the other way round
+# weak both ways: enum classes made at run time (in a function, by enum.Enum("Name", ...)) go when unused
+_enum_types: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_python_classes: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # the other way round
 _lock = threading.Lock()
 
 

@@ -773,7 +773,7 @@ def is_named_tuple_class(obj: Any) -> bool:
     return inspect.isclass(obj) and issubclass(obj, tuple) and hasattr(obj, "_fields")
 
 
-_named_tuple_types: dict[Any, T.TupleType] = {}
+_named_tuple_types: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # NamedTuple class -> its TupleType
 
 
 def named_tuple_type(cls, loc) -> T.TupleType:

@@ -16,6 +16,7 @@ from tsjit.codegen import compiler
 from tsjit.codegen.c_kernel import generate_kernel
 from tsjit.codegen.elementwise import OPERATORS, OPTIONAL_SCALAR, SCALAR, TENSOR
 from tsjit.ir.parser import parse_ir
+from tsjit.lru import LRUCache
 from tsjit.runtime.run import run_graph
 
 TYPE_NAMES = {torch.float32: "Float", torch.float64: "Double"}
@@ -175,7 +176,8 @@ def test_kernels_are_cached_on_disk_by_source(monkeypatch, tmp_path) -> None:
     assert compiler.load_kernel(source, "tsjit_kernel") is not None
     (library,) = tmp_path.rglob("*.so")
     os.utime(library, (1, 1))  # long unused
-    monkeypatch.setattr(compiler, "_loaded", {})  # a new process: only the disk cache is left
+    # a new process: only the disk cache is left
+    monkeypatch.setattr(compiler, "_loaded", LRUCache("compiler", compiler.loaded_limit))
     monkeypatch.setattr(compiler, "_compile", lambda *args: pytest.fail("compiled again"))
     assert compiler.load_kernel(source, "tsjit_kernel", compile=False) is not None
     assert library.stat().st_mtime > 1  # used now: the last to be evicted
@@ -214,7 +216,7 @@ def test_large_tensors_run_in_chunks_on_several_threads(threads, monkeypatch, fa
 def test_without_the_vector_math_library_kernels_are_built_plain(monkeypatch, tmp_path, fallbacks) -> None:
     monkeypatch.setenv("TSJIT_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(compiler, "VARIANTS", (("-DTSJIT_VECTOR_MATH", "-lno_such_library"), ()))
-    monkeypatch.setattr(compiler, "_loaded", {})
+    monkeypatch.setattr(compiler, "_loaded", LRUCache("compiler", compiler.loaded_limit))
     text, names = all_operators_graph(torch.float64)
     _, operation = fused(text)
     x, y = torch.randn(100, dtype=torch.float64), torch.rand(100, dtype=torch.float64) + 0.5

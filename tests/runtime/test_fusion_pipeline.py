@@ -14,6 +14,7 @@ import tsjit.codegen.compiler as compiler
 import tsjit.runtime.fusion as fusion
 from tsjit.api.module import script_module
 from tsjit.ir.symbols import prim
+from tsjit.lru import LRUCache
 
 
 def fusion_groups(graph) -> list:
@@ -221,7 +222,7 @@ def small_chain(x, y):
 def test_kernels_compile_in_the_background_and_replace_the_subgraph(monkeypatch, tmp_path) -> None:
     fusion.wait_for_kernels(600)  # earlier tests' kernels: not compiled into this test's cache
     monkeypatch.setenv("TSJIT_CACHE_DIR", str(tmp_path))  # nothing cached, on disk or in memory
-    monkeypatch.setattr(compiler, "_loaded", {})
+    monkeypatch.setattr(compiler, "_loaded", LRUCache("compiler", compiler.loaded_limit))
     monkeypatch.delenv("TSJIT_SYNC_COMPILE", raising=False)
     release, started = threading.Event(), threading.Event()
     compile_ = compiler._compile

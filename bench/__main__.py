@@ -40,6 +40,7 @@ import torch
 
 from bench import programs
 from bench.first_call import bench_first_call
+from tsjit.runtime.fusion import wait_for_kernels
 
 TIMER: list[Callable[[], float]] = [time.perf_counter]  # --cpu-time: time.process_time (not for fork4)
 
@@ -86,11 +87,14 @@ def bench_fork(rounds: int) -> None:
 
 
 def bench_variants(title: str, variants: dict[str, Callable], args: tuple, number: int, rounds: int) -> None:
-    """Check every variant against eager, then time them."""
+    """Check every variant against eager, then time them in the steady state: once the fused kernels that the
+    first calls started compiling in the background are ready (with a cold kernel cache, the rounds would
+    otherwise time the interpreted fallback that runs meanwhile)."""
     variants = selected(variants)
     expected = variants["eager"](*args)
     for run in variants.values():
         torch.testing.assert_close(run(*args), expected)
+    wait_for_kernels()
     times = best_time({name: (lambda run=run: run(*args)) for name, run in variants.items()}, number=number,
                       rounds=rounds)
     report(title, times, "eager")

@@ -137,13 +137,15 @@ def _guarded(kernel: Kernel, lazy: _LazyKernel, planner: LaunchPlanner, fallback
     tensors = tuple(kind not in _C_ARGUMENT_TYPES for kind in kernel.arguments)
     dtype, count = kernel.dtype, kernel.num_outputs
     plain, is_grad_enabled, empty, cpu = _PLAIN_TENSOR_TYPES, torch.is_grad_enabled, torch.empty, torch.device("cpu")
-    launches: dict[tuple, Launch | None] = {}
+    launches: dict[tuple, tuple[Launch, tuple] | None] = {}  # layout -> the launch and torch.empty's size arguments
 
-    def plan(layout: tuple) -> Launch | None:
+    def plan(layout: tuple) -> tuple[Launch, tuple] | None:
         if len(launches) >= MAX_LAUNCHES:
             launches.clear()
-        launch = launches[layout] = planner(layout)
-        return launch
+        launch = planner(layout)
+        # sizes as separate arguments: torch.empty parses them several times faster than one sequence
+        planned = launches[layout] = None if launch is None else (launch, tuple(launch.shape) or ((),))
+        return planned
 
     def operation(*values):
         grad = is_grad_enabled()
@@ -161,12 +163,13 @@ def _guarded(kernel: Kernel, lazy: _LazyKernel, planner: LaunchPlanner, fallback
         if function is None:
             return fallback(*values)
         key = tuple(layout)
-        launch = launches.get(key, _NOT_PLANNED)
-        if launch is _NOT_PLANNED:
-            launch = plan(key)
-        if launch is None:
+        planned = launches.get(key, _NOT_PLANNED)
+        if planned is _NOT_PLANNED:
+            planned = plan(key)
+        if planned is None:
             return fallback(*values)
-        outputs = [empty(launch.shape, dtype=dtype, device=cpu) for _ in range(count)]
+        launch, sizes = planned
+        outputs = [empty(*sizes, dtype=dtype, device=cpu) for _ in range(count)]
         numel = launch.numel
         if numel:
             arguments += [output.data_ptr() for output in outputs]

@@ -9,8 +9,12 @@
 
 becomes (after the includes, `typedef float T;` and the helpers of elementwise.C_HELPERS)
 
-    void tsjit_kernel(int64_t begin, int64_t end, int64_t size0, int64_t size1, int64_t e0_0, int64_t e0_1,
-                      int64_t e1_0, int64_t e1_1, const T* restrict in0, const T* restrict in1, T* restrict out0) {
+    void tsjit_kernel(int64_t begin, int64_t end, const int64_t* restrict geometry, const T* restrict in0,
+                      const T* restrict in1, T* restrict out0) {
+      const int64_t size0 = geometry[0];                (the sizes, then each tensor input's strides)
+      const int64_t size1 = geometry[1];
+      const int64_t e0_0 = geometry[2];
+      ... e0_1, e1_0, e1_1 likewise ...
       const T* const pb0 = in0;                         (chunk 0 of %s reads %g and %b where %r is computed,
       const T* const pb1 = in1;
       const T* const pb3 = in0 + 1 * size1 * e0_1;       chunk 1 one chunk size further along dimension 1)
@@ -47,7 +51,9 @@ launch, tsjit.codegen.launch, makes sure that every chunk has the iteration size
 The elements go in blocks of BLOCK, one operation at a time over the block: the elements of a block are
 independent, so the CPU overlaps their math calls and the compiler vectorizes the simple operations, where one
 element at a time through a long chain waits for each result in turn (about 2x slower); a block's
-temporaries stay in the L1 cache. TSJIT_SIMD is `omp simd` when the vector math library is used (compiler.py).
+temporaries stay in the L1 cache. The sizes and strides come as one array (`geometry`), which the runtime builds
+once per launch: each argument of a call through ctypes costs about 0.1 us, a few times the kernel's own work on
+tiny tensors. TSJIT_SIMD is `omp simd` when the vector math library is used (compiler.py).
 Int and float inputs are passed by value and converted to T once, as eager converts Scalars to the tensor's
 dtype. Constants are written as literals. `generate_kernel` raises NotFusible for a subgraph it cannot compile
 (another node kind, another dtype, an unknown rank, a non-tensor output), so a FusionGroup that did not come
@@ -128,7 +134,8 @@ class _Generator:
         self.shifts = _shifts(subgraph, self.rank)
         self.tensor_inputs: dict[Value, int] = {}
         self.operands: dict[tuple[Value, Shift], Operand] = {}
-        self.parameters = ["int64_t begin", "int64_t end", *[f"int64_t size{d}" for d in range(self.rank)]]
+        self.parameters = ["int64_t begin", "int64_t end", "const int64_t* restrict geometry"]
+        self.geometry = [f"size{d}" for d in range(self.rank)]  # the names of geometry[0], geometry[1], ...
         self.prologue: list[str] = []
         self.body: list[str] = []
 
@@ -137,7 +144,7 @@ class _Generator:
         if not tensors:
             raise NotFusible("no input is a tensor")
         for value in tensors:  # each tensor's strides in every kernel dimension (0 where it broadcasts)
-            self.parameters += [f"int64_t e{len(self.tensor_inputs)}_{d}" for d in range(self.rank)]
+            self.geometry += [f"e{len(self.tensor_inputs)}_{d}" for d in range(self.rank)]
             self.tensor_inputs[value] = len(self.tensor_inputs)
         arguments = tuple(self.add_input(i, value) for i, value in enumerate(self.subgraph.inputs))
         for node in self.subgraph.nodes():
@@ -157,6 +164,7 @@ class _Generator:
         lines = ["#include <stdint.h>", "#include <tgmath.h>", f"typedef {C_TYPES[self.dtype]} T;",
                  _vector_math_declarations(self.dtype), C_HELPERS,
                  f"void {KERNEL_NAME}({', '.join(self.parameters)}) {{"]
+        lines += [f"  const int64_t {name} = geometry[{k}];" for k, name in enumerate(self.geometry)]
         lines += [f"  {line}" for line in self.prologue]
         lines += [f"  const int64_t n = size{last};", "  if (n <= 0) return;",
                   "  for (int64_t row = begin / n; row * n < end; row++) {",

@@ -116,9 +116,8 @@ class _LazyKernel:
         if function is None:
             log.graph_update("no compiled kernel: interpreting the FusionGroup subgraph")
         else:
-            tensors = self.kernel.arguments.count(TENSOR_ARGUMENT)
             arguments = [_C_ARGUMENT_TYPES.get(kind, ctypes.c_void_p) for kind in self.kernel.arguments]
-            function.argtypes = [ctypes.c_int64] * (2 + self.kernel.rank * (1 + tensors)) + arguments + \
+            function.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p] + arguments + \
                 [ctypes.c_void_p] * self.kernel.num_outputs
             function.restype = None
         self.function = function  # before `loaded`: a call that sees `loaded` sees the function
@@ -126,9 +125,9 @@ class _LazyKernel:
 
 
 def _guarded(kernel: Kernel, lazy: _LazyKernel, planner: LaunchPlanner, fallback: Operation) -> Operation:
-    """The kernel's Operation. Its C function takes the element range [begin, end), the launch's geometry (sizes,
-    then every tensor input's strides), the subgraph's inputs (tensors as data pointers, scalars by value) and the
-    output pointers.
+    """The kernel's Operation. Its C function takes the element range [begin, end), the address of the launch's
+    geometry (sizes, then every tensor input's strides, as an int64 array made once per launch), the subgraph's
+    inputs (tensors as data pointers, scalars by value) and the output pointers.
 
     A call costs a few microseconds of Python (a FusionGroup of tiny ops only pays off if that is less than the
     ops it replaces), so everything that does not depend on the inputs is decided here, once, and the launch for
@@ -137,14 +136,13 @@ def _guarded(kernel: Kernel, lazy: _LazyKernel, planner: LaunchPlanner, fallback
     tensors = tuple(kind not in _C_ARGUMENT_TYPES for kind in kernel.arguments)
     dtype, count = kernel.dtype, kernel.num_outputs
     plain, is_grad_enabled, empty, cpu = _PLAIN_TENSOR_TYPES, torch.is_grad_enabled, torch.empty, torch.device("cpu")
-    launches: dict[tuple, tuple[Launch, tuple] | None] = {}  # layout -> the launch and torch.empty's size arguments
+    launches: dict[tuple, _Planned | None] = {}
 
-    def plan(layout: tuple) -> tuple[Launch, tuple] | None:
+    def plan(layout: tuple) -> _Planned | None:
         if len(launches) >= MAX_LAUNCHES:
             launches.clear()
         launch = planner(layout)
-        # sizes as separate arguments: torch.empty parses them several times faster than one sequence
-        planned = launches[layout] = None if launch is None else (launch, tuple(launch.shape) or ((),))
+        planned = launches[layout] = None if launch is None else _Planned(launch)
         return planned
 
     def operation(*values):
@@ -168,18 +166,31 @@ def _guarded(kernel: Kernel, lazy: _LazyKernel, planner: LaunchPlanner, fallback
             planned = plan(key)
         if planned is None:
             return fallback(*values)
-        launch, sizes = planned
+        sizes = planned.sizes
         outputs = [empty(*sizes, dtype=dtype, device=cpu) for _ in range(count)]
-        numel = launch.numel
+        numel = planned.numel
         if numel:
             arguments += [output.data_ptr() for output in outputs]
             if numel < PARALLEL_MIN_ELEMENTS:
-                function(0, numel, *launch.geometry, *arguments)
+                function(0, numel, planned.geometry, *arguments)
             else:
-                _run_in_parallel(function, numel, [*launch.geometry, *arguments])
+                _run_in_parallel(function, numel, [planned.geometry, *arguments])
         return outputs[0] if count == 1 else tuple(outputs)
 
     return operation
+
+
+class _Planned:
+    """A launch as the kernel's call takes it: the outputs' sizes as torch.empty's arguments (one by one, which it
+    parses several times faster than one sequence), the element count and the address of the geometry array."""
+
+    __slots__ = ("sizes", "numel", "geometry", "_array")
+
+    def __init__(self, launch: Launch):
+        self.sizes = tuple(launch.shape) or ((),)
+        self.numel = launch.numel
+        self._array = (ctypes.c_int64 * len(launch.geometry))(*launch.geometry)  # kept alive with its address
+        self.geometry = ctypes.addressof(self._array)
 
 
 def _run_in_parallel(function: Callable[..., Any], numel: int, arguments: list) -> None:

@@ -37,7 +37,6 @@ from tsjit.codegen.c_kernel import (
     FLOAT_ARGUMENT,
     INT_ARGUMENT,
     KERNEL_NAME,
-    TENSOR_ARGUMENT,
     Kernel,
     NotFusible,
     generate_kernel,

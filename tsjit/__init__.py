@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 
+from tsjit import garbage_collection
 from tsjit.errors import TsjitError
 from tsjit.ir.graph import Block, Graph, Node, Use, Value
 
@@ -46,6 +47,7 @@ def __getattr__(name: str):
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'tsjit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    with garbage_collection.paused():  # the first use imports most of tsjit: objects that live on
+        value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

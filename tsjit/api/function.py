@@ -35,6 +35,7 @@ from typing import Any
 
 import torch
 
+from tsjit import garbage_collection
 from tsjit.errors import TsjitError
 from tsjit.frontend.enum_values import to_enum_value
 from tsjit.frontend.ir_emitter import GraphFunction, compile_source
@@ -336,6 +337,11 @@ def script(obj: Any, optimize: Any = None, _frames_up: int = 0, _rcb: Any = None
     """
     if isinstance(obj, ScriptFunction):
         return obj
+    with garbage_collection.paused():
+        return _script(obj)
+
+
+def _script(obj: Any) -> Any:
     for hook in SCRIPT_HOOKS:
         scripted = hook(obj)
         if scripted is not None:
@@ -372,9 +378,10 @@ class CompilationUnit:
             frame = frame.f_back
         namespace = {"torch": torch, **frame.f_globals, **frame.f_locals}
         del frame
-        defined = compile_source(source, SourceTextResolver(namespace))
-        for function in defined:
-            function.ensure_defined()
+        with garbage_collection.paused():
+            defined = compile_source(source, SourceTextResolver(namespace))
+            for function in defined:
+                function.ensure_defined()
         scripted = [ScriptFunction(function) for function in defined]
         self._functions.update((f.name, f) for f in scripted)
         return scripted

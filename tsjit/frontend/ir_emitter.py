@@ -38,6 +38,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from tsjit import garbage_collection
 from tsjit.errors import CompileError
 from tsjit.frontend import lexer as lx
 from tsjit.frontend.environment import Environment, meaningful_name
@@ -141,7 +142,8 @@ class GraphFunction:
     def _define(self) -> None:
         self._state = "defining"
         try:
-            self._schema = FunctionEmitter(self).emit()
+            with garbage_collection.paused():
+                self._schema = FunctionEmitter(self).emit()
             self._state = "defined"
         except BaseException:
             self._state = "undefined"
@@ -163,11 +165,12 @@ class GraphFunction:
 
         self.ensure_defined()
         if self._optimized is None:
-            graph = self.graph.copy()
-            inline_calls(graph)
-            peephole_optimize(graph)
-            constant_propagation_immutable_types(graph)
-            constant_pooling(graph)
+            with garbage_collection.paused():
+                graph = self.graph.copy()
+                inline_calls(graph)
+                peephole_optimize(graph)
+                constant_propagation_immutable_types(graph)
+                constant_pooling(graph)
             self._optimized = graph
         return self._optimized
 

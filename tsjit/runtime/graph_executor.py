@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from tsjit import log
+from tsjit import garbage_collection, log
 from tsjit.errors import RuntimeTsjitError
 from tsjit.ir.graph import Graph
 from tsjit.ir.types import NoneType, OptionalType, TensorType, TupleType, Type
@@ -351,7 +351,7 @@ class GraphExecutor:
         return self._compile((create_argument_spec(inputs), *call_key[2:]), call_key)
 
     def _compile(self, key: tuple, call_key: tuple) -> ExecutionPlan:
-        with self._lock:
+        with self._lock, garbage_collection.paused():
             plan = self._used(self._plans.get(key))
             if plan is None:
                 graph = self.graph.copy()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tsjit.ir.alias_analysis import AliasDb, has_side_effects, is_mutable_type
+from tsjit.ir.alias_analysis import AliasDb, graph_may_write, has_side_effects, is_mutable_type, may_write
 from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.parser import parse_ir
 from tsjit.ir.symbols import aten, prim
@@ -462,3 +462,27 @@ def test_blocks_of_other_nodes_are_analyzed():
     graph.register_output(x)
     db = AliasDb(graph)
     assert db.may_alias(argument, x) and db.writes_to_alias(closure, x)
+
+
+def test_may_write_without_building_an_alias_db():
+    graph = parse_ir("""graph(%x : Tensor, %c : bool):
+  %1 : int = prim::Constant[value=1]()
+  %a : Tensor = aten::add(%x, %x, %1)
+  %l : Tensor[] = prim::ListConstruct(%a)
+  %r : Tensor = prim::If(%c)
+    block0():
+      %w : Tensor = aten::add_(%x, %1, %1)
+      -> (%a)
+    block1():
+      -> (%a)
+  %n : Tensor[] = aten::append(%l, %x)
+  return (%r)""")
+    writes = {str(n.kind): may_write(n) for n in graph.all_nodes()}
+    assert writes == {"prim::Constant": False, "aten::add": False, "prim::ListConstruct": False, "prim::If": False,
+                      "aten::add_": True, "aten::append": True}
+    db = AliasDb(graph)
+    for node in graph.all_nodes():
+        if not node.blocks:  # may_write over-approximates AliasDb's own record of writes
+            assert may_write(node) or not db.is_mutable(node)
+    assert graph_may_write(graph)
+    assert not graph_may_write(parse_ir("graph(%x : Tensor):\n  %y : Tensor = aten::relu(%x)\n  return (%y)"))

@@ -416,3 +416,20 @@ def test_all_nodes_is_preorder():
     if_node.add_block()
     b = g.insert_node(g.create(op, [x]))
     assert list(g.all_nodes()) == [a, if_node, inner, b]
+
+
+def test_a_clone_keeps_the_schema_only_for_the_same_input_types():
+    from tsjit.ir.parser import parse_ir
+    from tsjit.ir.types import FloatType
+
+    source = parse_ir("graph(%a : int, %b : int):\n  %c : int = aten::add(%a, %b)\n  return (%c)")
+    node = next(iter(source.nodes()))
+    assert node.schema.overload_name == "int"
+    same = Graph()
+    ints = [same.add_input().set_type(IntType.get()) for _ in range(2)]
+    clone = same.create_clone(node, dict(zip(node.inputs, ints)).__getitem__)
+    assert clone.maybe_schema() is node.schema
+    other = Graph()
+    floats = [other.add_input().set_type(FloatType.get()) for _ in range(2)]
+    clone = other.create_clone(node, dict(zip(node.inputs, floats)).__getitem__)
+    assert clone.schema.overload_name == "float"  # found again for the new input types

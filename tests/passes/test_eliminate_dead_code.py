@@ -185,3 +185,34 @@ def test_keep_assertions_keeps_them_and_what_they_read():
     """MLIR preparation's flag: unused containers, constants and pure ops go, the checks it inserted stay."""
     check_pass(eliminate_dead_code, ASSERTION, keep_assertions=True, inputs=[(torch.randn(2), 1), (torch.randn(2), 0)],
                present=["aten::gt", "aten::Int", "aten::_assert_scalar", "aten::neg"], absent=["DictConstruct"])
+
+
+def test_without_writers_liveness_is_uses_and_side_effects():
+    graph = parse_ir("""graph(%x : Tensor):
+  %1 : int = prim::Constant[value=1]()
+  %dead : Tensor = aten::neg(%x)
+  %also_dead : Tensor = aten::add(%dead, %x, %1)
+  %s : str = prim::Constant[value="hi"]()
+  = prim::Print(%s)
+  %y : Tensor = aten::relu(%x)
+  return (%y)""")
+    assert eliminate_dead_code(graph)
+    graph.lint()
+    assert [str(n.kind) for n in graph.nodes()] == ["prim::Constant", "prim::Print", "aten::relu"]
+    assert not eliminate_dead_code(graph)
+
+
+def test_a_write_nested_in_a_block_still_counts():
+    graph = parse_ir("""graph(%x : Tensor, %c : bool):
+  %1 : int = prim::Constant[value=1]()
+  %f : Tensor = aten::neg(%x)
+  %r : Tensor = prim::If(%c)
+    block0():
+      %w : Tensor = aten::add_(%x, %1, %1)
+      -> (%f)
+    block1():
+      -> (%f)
+  return (%f)""")
+    eliminate_dead_code(graph)
+    graph.lint()
+    assert "aten::add_" in str(graph)  # writes the caller's %x

@@ -139,6 +139,29 @@ def has_side_effects(node: Node) -> bool:
     return _is_conservative(node)
 
 
+def may_write(node: Node) -> bool:
+    """Whether AliasDb may record a write by `node` itself (nodes in its blocks aside), decided without building
+    one: prim::SetAttr, aten::wait, nodes without a schema or of a conservative operator, and schemas with a written
+    (`!`) argument. Passes that only ask about writes skip building the AliasDb of a graph where no node may write
+    (`graph_may_write`): most graphs of inference code."""
+    if node.kind is prim.SetAttr or node.kind is aten.wait:
+        return True
+    if node.kind in _SPECIAL_KINDS:
+        return False
+    if _is_conservative(node):
+        return True
+    return any(_is_written(argument.alias_info) for argument in node.schema.arguments)
+
+
+def graph_may_write(graph: Graph) -> bool:
+    """Whether some node of the graph, at any depth, may write memory (see may_write)."""
+    return any(may_write(node) for node in graph.all_nodes())
+
+
+def _is_written(info: AliasInfo | None) -> bool:
+    return info is not None and (info.is_write or any(contained.is_write for contained in info.contained_types))
+
+
 def _is_conservative(node: Node) -> bool:
     """A node whose effects tsjit cannot know: no matching schema, or an operator registered `conservative`."""
     from tsjit.ops.registry import is_conservative

@@ -714,6 +714,8 @@ class Graph:
         for output in node.outputs:
             clone.add_output().copy_metadata(output)
         clone.clone_from(node)
+        if node._schema is not None and all(a.type == b.type for a, b in zip(clone._inputs, node._inputs)):
+            clone._schema = node._schema  # the same kind, attributes and input types: the same schema
         if copy_blocks:
             for block in node.blocks:
                 clone.add_block().clone_from(block, value_map)

@@ -18,7 +18,8 @@ compiled program keeps.
 
 What may share memory, and what a node writes, comes from AliasDb (tsjit.ir.alias_analysis): "observable"
 is memory of the wildcard sets (the caller's, or stored where tsjit cannot follow it) and memory a live value
-can reach, containers included.
+can reach, containers included. A graph in which no node may write (`graph_may_write`) needs no AliasDb: then
+liveness is outputs, uses and side effects alone (the pipelines run this pass dozens of times per function).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tsjit import log
-from tsjit.ir.alias_analysis import SIDE_EFFECT_KINDS, AliasDb, has_side_effects
+from tsjit.ir.alias_analysis import SIDE_EFFECT_KINDS, AliasDb, graph_may_write, has_side_effects
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import aten, prim
 
@@ -42,7 +43,7 @@ class _DeadCodeEliminator:
     def __init__(self, graph: Graph, keep_assertions: bool):
         self.graph = graph
         self.keep_assertions = keep_assertions
-        self.aliases = AliasDb(graph)
+        self.aliases = AliasDb(graph) if graph_may_write(graph) else None
         self.live_values: set[Value] = set()
         self.live_memory = 0
         self.marked: set[Node] = set()
@@ -90,7 +91,8 @@ class _DeadCodeEliminator:
         for value in values:
             if value not in self.live_values:
                 self.live_values.add(value)
-                self.live_memory |= self.aliases.reachable_memory(value)
+                if self.aliases is not None:
+                    self.live_memory |= self.aliases.reachable_memory(value)
 
     def mark(self, node: Node) -> None:
         current: Node | None = node
@@ -106,11 +108,11 @@ class _DeadCodeEliminator:
                 has_side_effects(node)
                 or (self.keep_assertions and node.kind in ASSERTION_KINDS)
                 or any(self.has_side_effects(n) for b in node.blocks for n in b.nodes())
-                or self.aliases.writes_to_wildcard(node))
+                or (self.aliases is not None and self.aliases.writes_to_wildcard(node)))
         return self.side_effects[node]
 
     def writes_to_live(self, node: Node) -> bool:
-        return self.aliases.writes_to_memory(node, self.live_memory)
+        return self.aliases is not None and self.aliases.writes_to_memory(node, self.live_memory)
 
     # ---- sweep -------------------------------------------------------------------------------------------------
     def sweep(self, block: Block) -> None:

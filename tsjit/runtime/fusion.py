@@ -70,9 +70,16 @@ def fusion_group_operation(node: Node) -> Operation:
 
 
 def interpreted(subgraph: Graph) -> Operation:
-    """Run `subgraph` in the interpreter (the fallback of a FusionGroup)."""
-    code = Code(subgraph)
-    return lambda *values: InterpreterState(code, values).run()
+    """Run `subgraph` in the interpreter (the fallback of a FusionGroup). Its Code is built on the first run: with
+    the kernel in the disk cache, most plans never need it."""
+    codes: list[Code] = []
+
+    def run(*values):
+        if not codes:
+            codes.append(Code(subgraph))  # two threads may both build one: either serves
+        return InterpreterState(codes[0], values).run()
+
+    return run
 
 
 def wait_for_kernels(timeout: float | None = None) -> None:

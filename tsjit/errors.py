@@ -2,7 +2,7 @@
 
 Every error a user can cause is one of these types, so callers can catch tsjit's errors without catching
 internal bugs. Errors that point into source text carry a SourceRange and render the offending line with
-`~~~~ <--- HERE` underneath (see tsjit.frontend.source_range.SourceRange.highlight).
+`~~~~ <--- HERE` underneath (see tsjit.source.source_range.SourceRange.highlight).
 """
 
 from __future__ import annotations

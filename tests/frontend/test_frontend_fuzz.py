@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 from script_corpus import PROGRAMS
 
 from tsjit.errors import TsjitError
-from tsjit.frontend import lexer as lx
 from tsjit.frontend import tree_views as tv
 from tsjit.frontend.parser import parse_definitions, parse_expression
 from tsjit.frontend.python_ast import build_definitions
 from tsjit.frontend.tree import Tree
+from tsjit.source import lexer as lx
 
 # TSJIT_FUZZ_EXAMPLES=20000 fuzzes harder than the default run
 FUZZ = settings(max_examples=int(os.environ.get("TSJIT_FUZZ_EXAMPLES", "300")), deadline=None,

@@ -8,9 +8,7 @@ import torch
 from script_corpus import NORMALIZED, PROGRAMS
 
 from tsjit.errors import CompileError, SourceParseError, TsjitError
-from tsjit.frontend import lexer as lx
 from tsjit.frontend.parser import Parser, parse_definitions, parse_expression, parse_function
-from tsjit.frontend.source_range import Source
 from tsjit.frontend.tree_views import (
     Apply,
     Assert,
@@ -45,6 +43,8 @@ from tsjit.frontend.tree_views import (
     With,
     dotted_name,
 )
+from tsjit.source import lexer as lx
+from tsjit.source.source_range import Source
 
 torch_parse = getattr(torch._C, "_parse_source_def", None)
 needs_torch_parser = pytest.mark.skipif(torch_parse is None, reason="torch._C._parse_source_def is gone")

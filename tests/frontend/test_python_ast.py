@@ -14,10 +14,10 @@ import torch
 from script_corpus import PROGRAMS, programs_py_sources
 
 from tsjit.errors import CompileError, SourceParseError, TsjitError
-from tsjit.frontend import lexer as lx
 from tsjit.frontend.parser import parse_definitions, parse_expression
 from tsjit.frontend.python_ast import build_definitions, get_jit_class_def, get_jit_def, get_source
 from tsjit.frontend.tree_views import Apply, Assign, ClassDef, Def, Select, StringLiteral, Subscript, dotted_name
+from tsjit.source import lexer as lx
 
 # ---------------------------------------------------------------------------------------------------------------
 # agreement with the text parser

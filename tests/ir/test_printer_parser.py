@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tsjit.errors import ParseError
-from tsjit.frontend.source_range import Source, SourceRange
 from tsjit.ir import types
 from tsjit.ir.constants import constant_value, create_constant
 from tsjit.ir.graph import Graph
@@ -28,6 +27,7 @@ from tsjit.ir.parser import parse_ir
 from tsjit.ir.printer import EnumValue, print_graph, print_node
 from tsjit.ir.symbols import prim
 from tsjit.ir.tensor_text import format_tensor, parse_tensor
+from tsjit.source.source_range import Source, SourceRange
 
 CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
 GRAPHS = os.path.join(CORPUS, "graphs")

@@ -12,10 +12,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tsjit.errors import SourceParseError
-from tsjit.frontend.lexer import Lexer
 from tsjit.ir import types as T
 from tsjit.ir.schema import AliasInfo
 from tsjit.ir.type_parser import TypeParser, parse_type
+from tsjit.source.lexer import Lexer
 
 INT, FLOAT, STR, BOOL = T.IntType.get(), T.FloatType.get(), T.StringType.get(), T.BoolType.get()
 TENSOR = T.TensorType.get()

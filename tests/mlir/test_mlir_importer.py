@@ -13,7 +13,6 @@ from mlir_corpus import assert_close
 import tsjit.mlir
 import tsjit.mlir.iree
 from tsjit.errors import MLIRError
-from tsjit.frontend.source_range import Source, SourceRange
 from tsjit.ir import types as ts
 from tsjit.ir.parser import parse_ir
 from tsjit.mlir import ModuleValue, Slot
@@ -22,6 +21,7 @@ from tsjit.mlir.objects import import_object_graph
 from tsjit.mlir.pipelines import parse_module
 from tsjit.mlir.types import mlir_type
 from tsjit.ops import register_operator
+from tsjit.source.source_range import Source, SourceRange
 
 
 def graph_of(text: str, class_types: dict | None = None):

@@ -15,12 +15,12 @@ from __future__ import annotations
 import torch
 
 from tsjit.errors import CompileError
-from tsjit.frontend import lexer as lx
 from tsjit.frontend.sugared_value import SliceValue, emit_builtin_call
 from tsjit.frontend.tree_views import Expr, SliceExpr
 from tsjit.ir import types as T
 from tsjit.ir.graph import Value
 from tsjit.ir.symbols import aten
+from tsjit.source import lexer as lx
 
 
 def emit_int_and_slice_indexing(emitter, loc, sliceable: Value, subscripts: list[Expr]

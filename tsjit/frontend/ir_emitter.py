@@ -40,7 +40,6 @@ from typing import Any
 
 from tsjit import garbage_collection
 from tsjit.errors import CompileError
-from tsjit.frontend import lexer as lx
 from tsjit.frontend.environment import Environment, meaningful_name
 from tsjit.frontend.resolver import FunctionTableResolver, PythonResolver, Resolver
 from tsjit.frontend.script_type_parser import ScriptTypeParser
@@ -99,6 +98,7 @@ from tsjit.ir import types as T
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.schema import Argument, FunctionSchema
 from tsjit.ir.symbols import Symbol, aten, prim
+from tsjit.source import lexer as lx
 
 INT64_MAX = 2**63 - 1
 
@@ -204,7 +204,7 @@ def compile_source(source, resolver: Resolver, prefix: str | None = None) -> lis
     They compile lazily; `ensure_defined()` compiles one (and what it calls).
     """
     from tsjit.frontend.parser import parse_definitions
-    from tsjit.frontend.source_range import Source
+    from tsjit.source.source_range import Source
 
     if isinstance(source, str):
         source = Source(textwrap.dedent(source), "<string>", 1)

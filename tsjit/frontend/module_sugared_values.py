@@ -50,7 +50,6 @@ from tsjit.frontend.resolver import (
     to_sugared_value,
 )
 from tsjit.frontend.script_class import script_properties, script_property
-from tsjit.frontend.source_range import Source
 from tsjit.frontend.sugared_value import (
     FunctionValue,
     IterableTree,
@@ -72,6 +71,7 @@ from tsjit.ir.graph import Value
 from tsjit.ir.schema import Argument, FunctionSchema
 from tsjit.ir.symbols import prim
 from tsjit.ops.matching import match_schemas
+from tsjit.source.source_range import Source
 
 # members every module answers through its submodules (C++ ModuleValue::tryGetAttr, step 2)
 MODULE_TREE_FIELDS = frozenset({"named_modules", "modules", "children", "named_children"})

@@ -28,9 +28,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tsjit.errors import CompileError, SourceParseError
-from tsjit.frontend import lexer as lx
-from tsjit.frontend.lexer import Lexer, Token, parse_string_literal
-from tsjit.frontend.source_range import Source, SourceRange
 from tsjit.frontend.tree_views import (
     Apply,
     Assert,
@@ -78,6 +75,9 @@ from tsjit.frontend.tree_views import (
     WithItem,
     number_value,
 )
+from tsjit.source import lexer as lx
+from tsjit.source.lexer import Lexer, Token, parse_string_literal
+from tsjit.source.source_range import Source, SourceRange
 
 # token kind -> precedence; higher binds tighter (TorchScript's binary_prec, without `for`: see module docstring)
 BINARY_PRECEDENCE = {

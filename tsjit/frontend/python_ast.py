@@ -24,9 +24,7 @@ import warnings
 from collections.abc import Callable, Sequence
 
 from tsjit.errors import CompileError, SourceParseError
-from tsjit.frontend import lexer as lx
 from tsjit.frontend.parser import Parser, fold_unary_minus, merge_types_from_type_comment
-from tsjit.frontend.source_range import Source, SourceRange
 from tsjit.frontend.tree_views import (
     Apply,
     Assert,
@@ -73,6 +71,8 @@ from tsjit.frontend.tree_views import (
     With,
     WithItem,
 )
+from tsjit.source import lexer as lx
+from tsjit.source.source_range import Source, SourceRange
 
 RESERVED_PREFIX = "__jit"
 VARARG_KWARG_MESSAGE = ("Compiled functions can't take variable number of arguments or use keyword-only "

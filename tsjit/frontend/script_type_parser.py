@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import Any
 
 from tsjit.errors import CompileError
-from tsjit.frontend import lexer as lx
 from tsjit.frontend.tree_views import (
     Const,
     Decl,
@@ -38,6 +37,7 @@ from tsjit.frontend.tree_views import (
 from tsjit.ir import types as T
 from tsjit.ir.schema import Argument, FunctionSchema
 from tsjit.ir.type_parser import ANNOTATION_BASE_TYPES as BASE_TYPES
+from tsjit.source import lexer as lx
 
 # module prefixes that name the same types as the bare names (`typing.List`, `torch.Tensor`)
 TYPE_MODULE_PREFIXES = ("typing.", "torch.", "builtins.", "torch.jit.", "tsjit.")

@@ -1,7 +1,7 @@
 """Trees: the s-expressions both script frontends produce and the IR emitter consumes.
 
 A Tree is either an atom, a `String` holding an identifier, number or string value, or a `Compound` with a
-kind (a token kind from tsjit.frontend.lexer: `"+"`, `"TK_APPLY"`, `"TK_VAR"`, ...), a SourceRange and a tuple
+kind (a token kind from tsjit.source.lexer: `"+"`, `"TK_APPLY"`, `"TK_VAR"`, ...), a SourceRange and a tuple
 of subtrees. `z.sigmoid() - (x + y)` is
 
     (-
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from tsjit.frontend.lexer import TK_STRING, kind_to_string
-from tsjit.frontend.source_range import SourceRange
+from tsjit.source.lexer import TK_STRING, kind_to_string
+from tsjit.source.source_range import SourceRange
 
 PRETTY_WIDTH = 40
 

@@ -66,10 +66,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from tsjit.errors import CompileError
-from tsjit.frontend import lexer as lx
-from tsjit.frontend.lexer import kind_to_string
-from tsjit.frontend.source_range import SourceRange
 from tsjit.frontend.tree import Compound, String, Tree
+from tsjit.source import lexer as lx
+from tsjit.source.lexer import kind_to_string
+from tsjit.source.source_range import SourceRange
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 

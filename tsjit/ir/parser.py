@@ -29,7 +29,13 @@ from typing import Any
 import torch
 
 from tsjit.errors import SourceParseError, TsjitError
-from tsjit.frontend.lexer import (
+from tsjit.ir import types
+from tsjit.ir.graph import Graph
+from tsjit.ir.printer import ATTRIBUTE_SETTERS, PYTHON_OP_NAME, PYTHON_OP_SCALARS, SUBGRAPH, EnumValue
+from tsjit.ir.symbols import Symbol, attribute_symbol, prim
+from tsjit.ir.tensor_text import ELIDED_TENSOR, find_inline_tensor_end, parse_tensor
+from tsjit.ir.type_parser import TypeParser
+from tsjit.source.lexer import (
     TK_ARROW,
     TK_DEDENT,
     TK_EOF,
@@ -47,13 +53,7 @@ from tsjit.frontend.lexer import (
     Lexer,
     Token,
 )
-from tsjit.frontend.source_range import Source, SourceRange
-from tsjit.ir import types
-from tsjit.ir.graph import Graph
-from tsjit.ir.printer import ATTRIBUTE_SETTERS, PYTHON_OP_NAME, PYTHON_OP_SCALARS, SUBGRAPH, EnumValue
-from tsjit.ir.symbols import Symbol, attribute_symbol, prim
-from tsjit.ir.tensor_text import ELIDED_TENSOR, find_inline_tensor_end, parse_tensor
-from tsjit.ir.type_parser import TypeParser
+from tsjit.source.source_range import Source, SourceRange
 
 _LAYOUT = frozenset((TK_NEWLINE, TK_INDENT, TK_DEDENT))
 _NAME_CHARACTERS = re.compile(r"[A-Za-z0-9_.]+")

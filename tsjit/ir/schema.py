@@ -38,7 +38,8 @@ from typing import Any, NamedTuple
 import torch
 
 from tsjit.errors import SchemaError, SourceParseError
-from tsjit.frontend.lexer import (
+from tsjit.ir import types as T
+from tsjit.source.lexer import (
     TK_ARROW,
     TK_DOTS,
     TK_EOF,
@@ -53,8 +54,7 @@ from tsjit.frontend.lexer import (
     Token,
     parse_string_literal,
 )
-from tsjit.frontend.source_range import Source
-from tsjit.ir import types as T
+from tsjit.source.source_range import Source
 
 WILDCARD = "*"
 

@@ -35,7 +35,9 @@ from typing import Any
 import torch
 
 from tsjit.errors import SourceParseError, TsjitError
-from tsjit.frontend.lexer import (
+from tsjit.ir import types as T
+from tsjit.ir.schema import WILDCARD, AliasInfo, nest_alias_info
+from tsjit.source.lexer import (
     TK_ARROW,
     TK_EOF,
     TK_IDENT,
@@ -46,8 +48,6 @@ from tsjit.frontend.lexer import (
     Lexer,
     Token,
 )
-from tsjit.ir import types as T
-from tsjit.ir.schema import WILDCARD, AliasInfo, nest_alias_info
 
 Resolver = Callable[[str], "T.Type | None"]
 DIALECTS = ("schema", "ir", "annotation")

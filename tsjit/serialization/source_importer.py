@@ -25,7 +25,6 @@ import threading
 from typing import Any
 
 from tsjit.errors import CompileError, SerializationError, TsjitError
-from tsjit.frontend import lexer as lx
 from tsjit.frontend import special_forms
 from tsjit.frontend.concrete_module_type import claim_qualified_name
 from tsjit.frontend.ir_emitter import GraphFunction
@@ -33,7 +32,6 @@ from tsjit.frontend.operator_values import OperatorNamespaces
 from tsjit.frontend.parser import parse_definitions
 from tsjit.frontend.resolver import PRINTED_NUMBERS, Resolver, printed_number
 from tsjit.frontend.script_type_parser import ScriptTypeParser, evaluate_default
-from tsjit.frontend.source_range import Source
 from tsjit.frontend.sugared_value import (
     BuiltinModule,
     FunctionValue,
@@ -63,6 +61,8 @@ from tsjit.ir.printer import EnumValue
 from tsjit.ir.schema import Argument, FunctionSchema
 from tsjit.ir.symbols import prim
 from tsjit.serialization.upgraders import apply_upgraders
+from tsjit.source import lexer as lx
+from tsjit.source.source_range import Source
 
 SPECIAL_FORM_NAMES = {"fork": prim.fork, "annotate": prim.annotate, "unchecked_cast": prim.unchecked_cast,
                       "uninitialized": prim.Uninitialized}

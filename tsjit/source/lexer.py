@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from tsjit.errors import SourceParseError
-from tsjit.frontend.source_range import Source, SourceRange
+from tsjit.source.source_range import Source, SourceRange
 
 # Kinds the lexer produces or the parser uses for tree nodes; the value of each is its own name.
 TK_EOF = "TK_EOF"

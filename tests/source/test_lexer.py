@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tsjit.errors import SourceParseError, TsjitError
-from tsjit.frontend import lexer as lx
-from tsjit.frontend.lexer import Lexer, kind_to_string, parse_string_literal
-from tsjit.frontend.source_range import Source
+from tsjit.source import lexer as lx
+from tsjit.source.lexer import Lexer, kind_to_string, parse_string_literal
+from tsjit.source.source_range import Source
 
 
 def tokens(text: str) -> list[tuple[str, str]]:

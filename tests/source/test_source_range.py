@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tsjit.frontend.source_range import Source, SourceRange
+from tsjit.source.source_range import Source, SourceRange
 
 tree_views = pytest.importorskip("torch._C._jit_tree_views")
 

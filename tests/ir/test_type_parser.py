@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tsjit.errors import SourceParseError
 from tsjit.ir import types as T
-from tsjit.ir.schema import AliasInfo
+from tsjit.ir.alias_info import AliasInfo
 from tsjit.ir.type_parser import TypeParser, parse_type
 from tsjit.source.lexer import Lexer
 

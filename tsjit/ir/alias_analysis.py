@@ -27,9 +27,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from tsjit.ir.alias_info import WILDCARD, AliasInfo
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.memory_dag import Element, MemoryDAG
-from tsjit.ir.schema import WILDCARD, AliasInfo, FunctionSchema
+from tsjit.ir.schema import FunctionSchema
 from tsjit.ir.symbols import aten, cuda, prim
 from tsjit.ir.types import (
     AnyClassType,

@@ -36,7 +36,7 @@ import torch
 
 from tsjit.errors import SourceParseError, TsjitError
 from tsjit.ir import types as T
-from tsjit.ir.schema import WILDCARD, AliasInfo, nest_alias_info
+from tsjit.ir.alias_info import WILDCARD, AliasInfo, nest_alias_info
 from tsjit.source.lexer import (
     TK_ARROW,
     TK_EOF,

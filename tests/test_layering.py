@@ -4,12 +4,13 @@ Every `import` in tsjit (at module level, inside functions, and under `if TYPE_C
 and resolved to the tsjit module it names. Each module belongs to a layer; a module may import its own layer and
 the layers below it (DESIGN.md, "Layout"):
 
-    errors, log  <-  source  <-  ir  <-  ops  <-  passes, codegen  <-  frontend  <-  runtime
+    errors, log  <-  source  <-  ir  <-  ops  <-  codegen  <-  passes  <-  frontend  <-  runtime
                  <-  serialization, mlir  <-  api  <-  tsjit/__init__, opt
 
 An edge against that order fails the test unless ALLOWED lists it with its reason. `python tests/test_layering.py`
 prints the numbers: imports (module level and in functions), edges against the order, and the import cycles
-(strongly connected components of the module graph, with and without function-level imports).
+(strongly connected components of the module graph, with and without function-level imports; the allowlisted
+edges left out).
 """
 
 from __future__ import annotations
@@ -27,16 +28,22 @@ RANKS = {
     "source": 1,
     "ir": 2,
     "ops": 3,
-    "passes": 4, "codegen": 4,
-    "frontend": 5,
-    "runtime": 6,
-    "serialization": 7, "mlir": 7,
-    "api": 8,
-    "tsjit": 9, "opt": 9,
+    "codegen": 4,
+    "passes": 5,
+    "frontend": 6,
+    "runtime": 7,
+    "serialization": 8, "mlir": 8,
+    "api": 9,
+    "tsjit": 10, "opt": 10,
 }
 
 # (importer, imported) -> why the edge points up; at most five
-ALLOWED: dict[tuple[str, str], str] = {}
+_OPERATOR_HOOK = ("Node.schema, Graph.insert and alias analysis need operators, which are written in terms of the "
+                  "IR: ir/operator_hook.py is the one declared way up, importing ops when called")
+ALLOWED: dict[tuple[str, str], str] = {
+    ("tsjit.ir.operator_hook", "tsjit.ops.matching"): _OPERATOR_HOOK,
+    ("tsjit.ir.operator_hook", "tsjit.ops.registry"): _OPERATOR_HOOK,
+}
 
 
 @dataclass(frozen=True)
@@ -179,8 +186,9 @@ def cycles(edges: set[tuple[str, str]]) -> list[list[str]]:
 
 
 def runtime_edges(found: list[Import], with_functions: bool) -> set[tuple[str, str]]:
+    """The edges executed at run time (not under TYPE_CHECKING), without the allowlisted ones."""
     return {(edge.importer, edge.imported) for edge in found
-            if not edge.type_checking and (with_functions or not edge.in_function)}
+            if not edge.type_checking and (with_functions or not edge.in_function)} - set(ALLOWED)
 
 
 def report() -> str:

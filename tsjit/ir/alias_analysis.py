@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from tsjit.ir import operator_hook
 from tsjit.ir.alias_info import WILDCARD, AliasInfo
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.memory_dag import Element, MemoryDAG
@@ -165,10 +166,8 @@ def _is_written(info: AliasInfo | None) -> bool:
 
 def _is_conservative(node: Node) -> bool:
     """A node whose effects tsjit cannot know: no matching schema, or an operator registered `conservative`."""
-    from tsjit.ops.registry import is_conservative
-
     schema = node.maybe_schema()
-    return schema is None or is_conservative(schema)
+    return schema is None or operator_hook.is_conservative(schema)
 
 
 # ---- the database ------------------------------------------------------------------------------------------------

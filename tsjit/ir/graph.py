@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from tsjit.errors import IRError, SchemaError
+from tsjit.ir import operator_hook
 from tsjit.ir.symbols import Symbol, attribute_symbol, prim
 
 # Spacing of topological positions; a gap that closes triggers a renumbering of the block.
@@ -329,18 +330,15 @@ class Node:
 
     def maybe_schema(self):
         if self._schema is None:
-            from tsjit.ops.matching import find_schema_for_node
-
-            self._schema = find_schema_for_node(self)
+            self._schema = operator_hook.find_schema_for_node(self)
         return self._schema
 
     def matches(self, schema_text: str) -> bool:
         """Whether this node's kind and input types fit the schema written as text."""
         from tsjit.ir.schema import parse_schema
-        from tsjit.ops.matching import node_matches_schema
 
         schema = parse_schema(schema_text)
-        return self.kind == schema.name and node_matches_schema(self, schema)
+        return self.kind == schema.name and operator_hook.node_matches_schema(self, schema)
 
     def named_input(self, name: str) -> Value:
         return self._inputs[self.schema.argument_index(name)]
@@ -731,9 +729,7 @@ class Graph:
         `graph.insert(aten.add, (x, 3))` picks `aten::add.Tensor` for a Tensor `x` (seed: "Graph manipulation").
         Returns the output Value (a tuple of Values when the operator has several outputs).
         """
-        from tsjit.ops.matching import emit_builtin_call
-
-        return emit_builtin_call(self, op, args, kwargs or {}, source_range=source_range)
+        return operator_hook.emit_builtin_call(self, op, args, kwargs or {}, source_range=source_range)
 
     def insert_constant(self, value: Any, type_=None, source_range=None) -> Value:
         """A prim::Constant holding `value`, inserted at the insertion point."""

@@ -14,6 +14,7 @@ import torch
 
 from tsjit.errors import RuntimeTsjitError
 from tsjit.ir.graph import Graph
+from tsjit.ir.objects import Object
 from tsjit.ir.symbols import prim
 from tsjit.ir.types import (
     AnyType,
@@ -26,7 +27,6 @@ from tsjit.ir.types import (
     TupleType,
 )
 from tsjit.ops.prim_ops import NODE_OPERATIONS, UNINITIALIZED, is_instance
-from tsjit.runtime.objects import Object
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.jit.script's own notice
 

@@ -8,11 +8,11 @@ import weakref
 import pytest
 import torch
 
+from tsjit.ir.objects import Object
 from tsjit.ir.parser import parse_ir
 from tsjit.ir.types import ClassType, IntType, TensorType
 from tsjit.ops.registry import register_operator
 from tsjit.runtime.interpreter import Code
-from tsjit.runtime.objects import Object
 from tsjit.runtime.operations import operation_for_node
 from tsjit.runtime.run import run_graph
 

@@ -34,7 +34,7 @@ from tsjit.api import script  # noqa: E402
 from tsjit.api.module import script_module  # noqa: E402
 from tsjit.errors import SerializationError  # noqa: E402
 from tsjit.ir import types as T  # noqa: E402
-from tsjit.runtime.objects import Object  # noqa: E402
+from tsjit.ir.objects import Object  # noqa: E402
 from tsjit.serialization import load, save  # noqa: E402
 from tsjit.serialization.archive_writer import ArchiveWriter  # noqa: E402
 from tsjit.serialization.pickler import Pickler  # noqa: E402

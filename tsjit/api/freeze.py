@@ -22,10 +22,10 @@ from tsjit.errors import TsjitError
 from tsjit.frontend.concrete_module_type import claim_qualified_name
 from tsjit.frontend.ir_emitter import GraphFunction
 from tsjit.ir.graph import Graph
+from tsjit.ir.objects import Object
 from tsjit.passes.freeze_module import freeze_module
 from tsjit.passes.frozen_graph_optimizations import optimize_for_inference_graph, optimize_frozen_graph
 from tsjit.passes.pass_runner import run_pass
-from tsjit.runtime.objects import Object
 
 _NOT_SCRIPTED = ("{} expects a ScriptModule as input. Please use torch.jit.script or torch.jit.trace to script "
                  "your 'nn.Module'.")

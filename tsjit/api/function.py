@@ -44,8 +44,8 @@ from tsjit.frontend.script_class import from_script_value, script_class, to_scri
 from tsjit.frontend.tracer import get_tracing_state
 from tsjit.ir import types as T
 from tsjit.ir.graph import Graph
+from tsjit.ir.objects import Object
 from tsjit.ir.schema import FunctionSchema
-from tsjit.runtime.objects import Object
 
 
 class ScriptFunction:

@@ -15,7 +15,7 @@
 
 Scripting is recursive, as torch.jit._recursive's: the module's concrete type is inferred (and shared with
 equal instances), its submodules are scripted first, then `forward`, the exported methods, their overloads and
-forward hooks compile into the ClassType. At run time the module is a runtime Object (tsjit.runtime.objects)
+forward hooks compile into the ClassType. At run time the module is a runtime Object (tsjit.ir.objects)
 holding a value per attribute: the same tensor objects as the original module's parameters and buffers, and
 the submodules' Objects. The Python-facing RecursiveScriptModule is an nn.Module whose `_parameters`,
 `_buffers` and attributes read and write the Object's slots, so nn.Module's own `state_dict()`,
@@ -60,8 +60,8 @@ from tsjit.frontend.script_class import from_script_value, to_script_value
 from tsjit.frontend.tracer import get_tracing_state
 from tsjit.ir import types as T
 from tsjit.ir.graph import Graph
+from tsjit.ir.objects import Object
 from tsjit.ir.schema import FunctionSchema
-from tsjit.runtime.objects import Object
 
 
 # ==============================================================================================================

@@ -39,12 +39,12 @@ from tsjit.frontend.trace_module import ModuleCalls, ModuleFrame, TracedModuleTy
 from tsjit.frontend.tracer import TraceFrame, TracerWarning, TracingState, warn_tracer
 from tsjit.ir import types as T
 from tsjit.ir.graph import Graph, Value
+from tsjit.ir.objects import Object
 from tsjit.ir.printer import print_node
 from tsjit.ir.schema import Argument, FunctionSchema
 from tsjit.ir.symbols import aten, prim
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
 from tsjit.passes.inliner import inline_calls
-from tsjit.runtime.objects import Object
 
 __all__ = ["TracedFunction", "TracerWarning", "TracingCheckError", "trace", "trace_module"]
 

@@ -41,8 +41,8 @@ from tsjit.frontend.interfaces import is_interface_class
 from tsjit.frontend.sugared_value import MethodValue, SimpleValue, SugaredValue, insert_node
 from tsjit.ir import types as T
 from tsjit.ir.graph import Value
+from tsjit.ir.objects import Object
 from tsjit.ir.symbols import prim
-from tsjit.runtime.objects import Object
 
 _class_types: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Python class -> ClassType
 _python_classes: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # qualified name -> Python class

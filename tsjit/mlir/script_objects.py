@@ -4,7 +4,7 @@
     lowered = tsjit.mlir.compile(scripted, [torch.randn(2, 4)], output_type="linalg-on-tensors")
 
 `tsjit.mlir.compile` calls `script_module_value` for any target that is a tsjit ScriptModule. The module's state
-lives in a `tsjit.runtime.objects.Object` (`scripted._c`), whose ClassType lists the attributes in slot order
+lives in a `tsjit.ir.objects.Object` (`scripted._c`), whose ClassType lists the attributes in slot order
 (parameters, buffers, plain attributes and submodules alike) and holds the compiled methods. Each Object becomes
 a ModuleValue (tsjit/mlir/objects.py) of the same class name, its submodules' Objects becoming ModuleValues in
 turn, so the importer writes the `torch.class_type` / `torch.nn_module` / `torch.slot` form that torch-mlir's

@@ -15,7 +15,7 @@ Control flow (prim::If, prim::Loop), calls (prim::CallFunction, prim::CallMethod
 prim::CreateObject belong to the runtime.
 
 Runtime values: a TorchScript object is any Python object whose attributes are its slots (GetAttr/SetAttr use
-`getattr`/`setattr`, Enter/Exit call `__enter__`/`__exit__`), as `tsjit.runtime.objects.Object` is.
+`getattr`/`setattr`, Enter/Exit call `__enter__`/`__exit__`), as `tsjit.ir.objects.Object` is.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from tsjit import log
 from tsjit.ir import types as T
 from tsjit.ir.alias_analysis import AliasDb
 from tsjit.ir.graph import Graph, Node, Value
+from tsjit.ir.objects import Object
 from tsjit.ir.symbols import prim
 from tsjit.passes.common_subexpression_elimination import eliminate_common_subexpression
 from tsjit.passes.constant_pooling import constant_pooling
@@ -37,7 +38,6 @@ from tsjit.passes.lower_tuples import lower_simple_tuples
 from tsjit.passes.pass_runner import run_pass
 from tsjit.passes.peephole import peephole_optimize
 from tsjit.passes.peephole_alias_sensitive import peephole_alias_sensitive
-from tsjit.runtime.objects import Object
 
 # (id of a module object, attribute name): the key of one attribute slot, however many paths reach it
 Slot = tuple[int, str]

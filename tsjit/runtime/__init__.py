@@ -1,5 +1,6 @@
 """Running graphs: generated plans, the interpreter (Code, InterpreterState), the graph executor (ArgumentSpec,
-ExecutionPlan), futures for fork and wait, and the runtime's Function, Method and Object.
+ExecutionPlan), futures for fork and wait, and the runtime's Function (script objects and their Methods are
+values of the IR level: tsjit.ir.objects).
 
 - `operations.py`: the callable each node runs, resolved once per node.
 - `last_uses.py`: where each value dies (moves and drops).
@@ -9,6 +10,5 @@ ExecutionPlan), futures for fork and wait, and the runtime's Function, Method an
 - `graph_executor.py`: ArgumentSpec, the cache of ExecutionPlans and their entries, the optimization pipeline.
 - `futures.py`: Future, the thread pool, `fork` and `wait`.
 - `function.py`: Function, a graph and its executor.
-- `objects.py`: Object (class instances and modules at run time) and Method.
 - `run.py`: `run_graph(graph, *args)`.
 """

@@ -1,7 +1,7 @@
 """Function: a named Graph and the GraphExecutor that runs it (C++ GraphFunction; seed: "Method").
 
 Methods are Functions whose graph takes the object as first input, listed in the object's ClassType
-(`type.methods`) and bound to an object as a Method (objects.py). The user-facing classes (ScriptFunction,
+(`type.methods`) and bound to an object as a Method (tsjit.ir.objects). The user-facing classes (ScriptFunction,
 ScriptModule, CompilationUnit) build on these in tsjit.api.
 """
 

@@ -49,10 +49,10 @@ from typing import Any
 
 from tsjit.errors import RuntimeTsjitError
 from tsjit.ir.graph import Block, Graph, Node, Value
+from tsjit.ir.objects import Object
 from tsjit.ir.symbols import aten, prim
 from tsjit.runtime.futures import Future, submit
 from tsjit.runtime.last_uses import find_last_uses
-from tsjit.runtime.objects import Object
 from tsjit.runtime.operations import Operation, compile_operation, operation_for_node
 
 OP, MOVE, DROP, JUMP, JUMP_IF_FALSE, LOOP_TEST, LOOP_BACK, CALL, WAIT, RET = (

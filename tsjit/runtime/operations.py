@@ -38,12 +38,12 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from tsjit.errors import SchemaError
 from tsjit.ir.constants import constant_value, is_wrapped_number
 from tsjit.ir.graph import Node, Value
+from tsjit.ir.objects import Object
 from tsjit.ir.schema import FunctionSchema
 from tsjit.ir.symbols import Symbol, prim
 from tsjit.ir.types import BoolType, DeviceType, FloatType, IntType, ListType, NoneType, StringType, TensorType
 from tsjit.ops.matching import find_operator_for_node
 from tsjit.ops.registry import Operator
-from tsjit.runtime.objects import Object
 
 Operation = Callable[..., Any]
 OperationFactory = Callable[[Node], Operation]

@@ -140,7 +140,7 @@ class ArchiveHooks(UnpicklerHooks):
         return found if isinstance(found, T.ClassType | T.EnumType) else None
 
     def create_object(self, class_type: T.ClassType, state: Any) -> Any:
-        from tsjit.runtime.objects import Object
+        from tsjit.ir.objects import Object
 
         if "__setstate__" in class_type.methods:
             return self.restore_with_setstate(class_type, state)
@@ -162,7 +162,7 @@ class ArchiveHooks(UnpicklerHooks):
     def restore_with_setstate(self, class_type: T.ClassType, state: Any) -> Any:
         """Call the class's `__setstate__`; then no attribute that cannot be None may still be None."""
         from tsjit.api.module import runtime_function
-        from tsjit.runtime.objects import Object
+        from tsjit.ir.objects import Object
 
         obj = Object(class_type, dict.fromkeys(class_type.attribute_names))
         setstate = class_type.methods["__setstate__"]
@@ -193,7 +193,7 @@ def wrap_module(root: Any, class_hooks) -> Any:
     its forward hooks; `class_hooks(class_type)` gives (pre-hooks, hooks)."""
     from tsjit.api.module import RecursiveScriptModule
     from tsjit.frontend.concrete_module_type import ConcreteModuleType
-    from tsjit.runtime.objects import Object
+    from tsjit.ir.objects import Object
 
     concrete_type = ConcreteModuleType(torch.nn.Module)
     concrete_type.jit_type = root.type

@@ -199,7 +199,7 @@ def object_state(obj: Any) -> tuple[Any, T.Type | None]:
 def placeholder_module(function: Any) -> Any:
     """The module torch.jit.save writes for a function: `__torch__.PlaceholderModule` with the function as
     `forward` (taking `self`) and a `training` attribute."""
-    from tsjit.runtime.objects import Object
+    from tsjit.ir.objects import Object
 
     class_type = T.ClassType("__torch__.PlaceholderModule", is_module=True)
     class_type.add_attribute("training", T.BoolType.get())

@@ -1,4 +1,5 @@
-"""Objects and methods at run time (seed: jit-overview.md "Modules", "Method").
+"""Script objects and their bound methods: the run-time values of class and module types (seed: jit-overview.md
+"Modules", "Method").
 
 An Object is a TorchScript class instance or module: its ClassType and a value per attribute. Attributes read
 and write as Python attributes (so prim::GetAttr and prim::SetAttr are `getattr` and `setattr`), and methods,
@@ -7,6 +8,9 @@ the Functions in `type.methods` whose graphs take the object as first input, com
     %c : __torch__.Counter = prim::CreateObject()
      = prim::CallMethod[name="__init__"](%c, %start)     # Counter.__init__'s graph takes %c first
     %n : int = prim::GetAttr[name="count"](%c)
+
+They live with the IR, not in runtime/, because the frontend (script classes), passes (freezing) and
+serialization build and read them without running anything.
 """
 
 from __future__ import annotations

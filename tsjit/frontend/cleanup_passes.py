@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from tsjit import log
 from tsjit.frontend.lift_closures import inline_forked_closures, lift_closures
+from tsjit.ir.constants import INT64_MAX, constant_of
 from tsjit.ir.graph import Block, Graph, Node
 from tsjit.ir.symbols import aten, prim
 from tsjit.passes.annotate_warns import annotate_warns
@@ -24,8 +25,6 @@ from tsjit.passes.lower_tuples import lower_simple_tuples
 from tsjit.passes.normalize_ops import normalize_ops
 from tsjit.passes.output_order import order_outputs_by_first_use
 from tsjit.passes.pass_runner import run_pass
-
-INT64_MAX = 2**63 - 1
 
 
 def run_cleanup_passes(graph: Graph) -> None:
@@ -71,8 +70,6 @@ def _rewrite_modified_loops(block: Block) -> bool:
 
 def _is_modified_loop(node: Node) -> bool:
     """Neither a for loop (constant-true conditions) nor a while loop (an unused counter up to INT64_MAX)."""
-    from tsjit.frontend.sugared_value import constant_of
-
     body = node.blocks[0]
     start, next_condition = constant_of(node.inputs[1]), constant_of(body.outputs[0])
     if start is True and next_condition is True:
@@ -82,7 +79,7 @@ def _is_modified_loop(node: Node) -> bool:
 
 
 def _to_while_loop(node: Node) -> None:
-    from tsjit.frontend.sugared_value import constant_of, emit_builtin_call
+    from tsjit.frontend.sugared_value import emit_builtin_call
 
     graph, body = node.owning_graph, node.blocks[0]
     with graph.insert_point_guard(node):

@@ -29,6 +29,7 @@ still runs its prim::Exit.
 from __future__ import annotations
 
 from tsjit.ir import types as T
+from tsjit.ir.constants import NOT_CONSTANT, constant_of
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import Symbol, prim
 
@@ -306,8 +307,6 @@ def _inline_consecutive_if(node: Node) -> bool:
     condition = following.inputs[0]
     if condition.node is not node:
         return False
-    from tsjit.frontend.sugared_value import NOT_CONSTANT, constant_of
-
     offset = condition.offset
     then_value = constant_of(node.blocks[0].outputs[offset])
     else_value = constant_of(node.blocks[1].outputs[offset])

@@ -44,7 +44,6 @@ from tsjit.frontend.environment import Environment, meaningful_name
 from tsjit.frontend.resolver import FunctionTableResolver, PythonResolver, Resolver
 from tsjit.frontend.script_type_parser import ScriptTypeParser
 from tsjit.frontend.sugared_value import (
-    NOT_CONSTANT,
     ExceptionMessageValue,
     ExceptionValue,
     MethodValue,
@@ -52,13 +51,11 @@ from tsjit.frontend.sugared_value import (
     SliceValue,
     SpecialFormValue,
     SugaredValue,
-    constant_of,
     create_list,
     create_tuple,
     emit_builtin_call,
     insert_node,
     insert_unchecked_cast,
-    must_be_none,
     try_convert_to_type,
     tuple_elements,
 )
@@ -95,12 +92,11 @@ from tsjit.frontend.tree_views import (
     With,
 )
 from tsjit.ir import types as T
+from tsjit.ir.constants import INT64_MAX, NOT_CONSTANT, constant_of, must_be_none
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.schema import Argument, FunctionSchema
 from tsjit.ir.symbols import Symbol, aten, prim
 from tsjit.source import lexer as lx
-
-INT64_MAX = 2**63 - 1
 
 
 # ==============================================================================================================

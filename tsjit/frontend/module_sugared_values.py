@@ -58,7 +58,6 @@ from tsjit.frontend.sugared_value import (
     SugaredTupleValue,
     SugaredValue,
     as_graph_value,
-    constant_of,
     create_tuple,
     emit_builtin_call,
     insert_node,
@@ -67,6 +66,7 @@ from tsjit.frontend.sugared_value import (
     tuple_elements,
 )
 from tsjit.ir import types as T
+from tsjit.ir.constants import constant_of
 from tsjit.ir.graph import Value
 from tsjit.ir.schema import Argument, FunctionSchema
 from tsjit.ir.symbols import prim

@@ -55,6 +55,7 @@ from tsjit.frontend.sugared_value import (
     insert_node,
 )
 from tsjit.ir import types as T
+from tsjit.ir.constants import NOT_CONSTANT, constant_of
 from tsjit.ir.symbols import Symbol, aten, prim
 
 
@@ -397,8 +398,6 @@ class BooleanDispatchValue(SugaredValue):
         return "boolean dispatch"
 
     def call(self, loc, emitter, args: list, kwargs: dict, n_binders: int = 1) -> SugaredValue:
-        from tsjit.frontend.sugared_value import NOT_CONSTANT, constant_of
-
         index, name = self.dispatch["index"], self.dispatch["arg_name"]
         if index < len(args):
             flag = constant_of(args[index])

@@ -32,9 +32,8 @@ from tsjit.frontend.tree_views import (
     Var,
 )
 from tsjit.ir import types as T
+from tsjit.ir.constants import INT64_MAX
 from tsjit.ir.symbols import aten, prim
-
-INT64_MAX = 2**63 - 1
 
 
 def emit_annotate(emitter, apply: Apply, type_hint) -> SugaredValue:

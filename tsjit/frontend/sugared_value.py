@@ -25,13 +25,13 @@ import torch
 
 from tsjit.errors import CompileError, SchemaError
 from tsjit.ir import types as T
+from tsjit.ir.constants import INT64_MAX, constant_of
 from tsjit.ir.graph import Value
 from tsjit.ir.schema import FunctionSchema
 from tsjit.ir.symbols import Symbol, aten, prim
 from tsjit.ops.matching import match_schemas, match_schemas_without_conversions, pin_overload
 from tsjit.ops.registry import get_operators
 
-INT64_MAX = 2**63 - 1
 # spelled as strings: inside a class body `aten.__range_length` would be name-mangled
 RANGE_LENGTH, DERIVE_INDEX = Symbol("aten::__range_length"), Symbol("aten::__derive_index")
 
@@ -176,26 +176,6 @@ def insert_unchecked_cast(graph, value: Value, type_: T.Type) -> Value:
 def insert_none(graph, type_: T.Type | None = None) -> Value:
     """A None constant, typed `type_` (an Optional[T] remembers its T this way)."""
     return graph.insert_constant(None, type_)
-
-
-def constant_of(value: Value) -> Any:
-    """The Python value of a prim::Constant output, or `NOT_CONSTANT`."""
-    from tsjit.ir.constants import constant_value
-
-    if value.node.kind is not prim.Constant:
-        return NOT_CONSTANT
-    return constant_value(value.node)
-
-
-NOT_CONSTANT = object()
-
-
-def must_be_none(value: Value) -> bool:
-    """Whether the value is statically None (C++ Node::mustBeNone): typed None, or an Optional[T] None constant."""
-    node = value.node
-    if isinstance(value.type, T.NoneType) and len(node.outputs) == 1:
-        return True
-    return node.kind is prim.Constant and not node.attribute_names() and isinstance(value.type, T.OptionalType)
 
 
 # ---- first-class values --------------------------------------------------------------------------------------

@@ -22,10 +22,8 @@ import torch
 from tsjit.frontend.trace_arguments import is_int_like
 from tsjit.frontend.tracer import DispatchProbe, TracingState, record_dispatched
 from tsjit.ir import types as T
-from tsjit.ir.constants import wrapped_number
+from tsjit.ir.constants import INT64_MAX, wrapped_number
 from tsjit.ops.registry import find_operator
-
-INT64_MAX = 9223372036854775807
 
 
 class _Unsupported(Exception):

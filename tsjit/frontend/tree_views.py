@@ -67,11 +67,10 @@ from typing import Any, ClassVar
 
 from tsjit.errors import CompileError
 from tsjit.frontend.tree import Compound, String, Tree
+from tsjit.ir.constants import INT64_MAX, INT64_MIN
 from tsjit.source import lexer as lx
 from tsjit.source.lexer import kind_to_string
 from tsjit.source.source_range import SourceRange
-
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 class TreeView:

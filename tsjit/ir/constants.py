@@ -12,16 +12,22 @@ from typing import Any
 import torch
 
 from tsjit.errors import IRError
+from tsjit.ir import types
 from tsjit.ir.scalar_type import dtype_to_code, layout_to_code, memory_format_to_code
 from tsjit.ir.symbols import attr, prim
+
+# the range of TorchScript's int (C++ int64_t)
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
+# what constant_of answers for a value that is not a constant (None is a constant's value)
+NOT_CONSTANT = object()
 
 
 def create_constant(graph, value: Any, type_=None):
     """An unplaced prim::Constant node of `graph` whose output holds `value`."""
-    from tsjit.ir import types
-
     node = graph.create(prim.Constant)
-    node.output().set_type(type_ if type_ is not None else _constant_type(value, types))
+    node.output().set_type(type_ if type_ is not None else _constant_type(value))
     # a member of an enum type is kept as it is (an IntEnum member is also an int, which _normalize would store)
     stored, kind = (value, "ival") if isinstance(type_, types.EnumType) else _normalize(value)
     if kind is not None:
@@ -39,19 +45,30 @@ def constant_value(node) -> Any:
     return _value_of_kind(kind, value, node.output().type)
 
 
+def constant_of(value) -> Any:
+    """The Python value of a prim::Constant output, or NOT_CONSTANT for any other value."""
+    if value.node.kind is not prim.Constant:
+        return NOT_CONSTANT
+    return constant_value(value.node)
+
+
+def must_be_none(value) -> bool:
+    """Whether the value is statically None (C++ Value::mustBeNone): typed None, or an Optional[T] None constant."""
+    node = value.node
+    if isinstance(value.type, types.NoneType) and len(node.outputs) == 1:
+        return True
+    return node.kind is prim.Constant and not node.attribute_names() and isinstance(value.type, types.OptionalType)
+
+
 def _valueless_constant(type_) -> Any:
     """None, or the function a Function-typed constant (`prim::Constant[name="helper"]`) stands for."""
-    from tsjit.ir.types import FunctionType
-
-    return type_.function if isinstance(type_, FunctionType) else None
+    return type_.function if isinstance(type_, types.FunctionType) else None
 
 
 def _value_of_kind(kind: str, value: Any, type_) -> Any:
-    from tsjit.ir.types import BoolType, DeviceType
-
-    if kind == "i" and isinstance(type_, BoolType):
+    if kind == "i" and isinstance(type_, types.BoolType):
         return bool(value)
-    if kind == "s" and isinstance(type_, DeviceType):
+    if kind == "s" and isinstance(type_, types.DeviceType):
         return torch.device(value)
     if kind == "ival" and isinstance(value, list):
         return list(value)
@@ -83,7 +100,7 @@ def _normalize(value: Any) -> tuple[Any, str | None]:
     return value, "ival"
 
 
-def _constant_type(value: Any, types):
+def _constant_type(value: Any):
     """The output type of a constant built from a value `_normalize` accepted."""
     if isinstance(value, torch.device):
         return types.DeviceType.get()

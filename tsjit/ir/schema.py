@@ -40,6 +40,7 @@ import torch
 from tsjit.errors import SchemaError, SourceParseError
 from tsjit.ir import types as T
 from tsjit.ir.alias_info import AliasInfo, nest_alias_info
+from tsjit.ir.constants import INT64_MAX, INT64_MIN
 from tsjit.ir.type_parser import TypeParser
 from tsjit.source.lexer import (
     TK_ARROW,
@@ -60,7 +61,6 @@ from tsjit.source.source_range import Source
 
 # Identifiers torch accepts as numeric defaults, with the enum values they stand for.
 _NAMED_DEFAULTS = {"float": 6, "complex": 9, "long": 4, "strided": 0, "Mean": 1, "contiguous_format": 0}
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 class _NoDefault:
@@ -453,8 +453,8 @@ def _c_stoll(token: Token, text: str | None = None) -> int:
     if match is None:
         raise SourceParseError(f"invalid integer '{text}'", token.range)
     digits = match.group()
-    value = int(digits) if len(digits) <= 21 else _INT64_MAX + 1  # (int() refuses 4,300 digits and more)
-    if not _INT64_MIN <= value <= _INT64_MAX:
+    value = int(digits) if len(digits) <= 21 else INT64_MAX + 1  # (int() refuses 4,300 digits and more)
+    if not INT64_MIN <= value <= INT64_MAX:
         raise SourceParseError(f"integer '{text}' is out of range", token.range)
     return value
 
@@ -484,7 +484,7 @@ def format_value(value: Any) -> str:
 
 def format_double(value: float) -> str:
     """c10's double printing: integral values in int64 range as `2.`, everything else with %.17g."""
-    if math.isfinite(value) and value == math.floor(value) and _INT64_MIN <= value <= _INT64_MAX:
+    if math.isfinite(value) and value == math.floor(value) and INT64_MIN <= value <= INT64_MAX:
         return f"{int(value)}."
     return f"{value:.17g}"
 

@@ -26,13 +26,11 @@ stop at the break, the second would not stop at all. So before import:
 from __future__ import annotations
 
 from tsjit import log
-from tsjit.ir.constants import constant_value
+from tsjit.ir.constants import INT64_MAX, constant_value
 from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.symbols import prim
 from tsjit.ir.types import BoolType
 from tsjit.passes.static_control_flow import peel_first_iteration
-
-INT64_MAX = 2**63 - 1
 
 
 def loops_to_for_or_while(graph: Graph) -> bool:

@@ -10,17 +10,14 @@ from typing import Any
 
 import torch
 
-from tsjit.ir.constants import constant_value
+from tsjit.ir.constants import constant_of
 from tsjit.ir.graph import Node, Value
 from tsjit.ir.symbols import prim
-
-NOT_CONSTANT = object()
 
 
 def constant_input(node: Node, name: str) -> Any:
     """The value of the node's input `name` if it is a constant, else NOT_CONSTANT."""
-    value = node.named_input(name)
-    return constant_value(value.node) if value.node.kind is prim.Constant else NOT_CONSTANT
+    return constant_of(node.named_input(name))
 
 
 def all_parameters_constant(node: Node) -> bool:

@@ -12,6 +12,7 @@ them apart again (`a, b = b, a`). Tuples whose construction is not visible stay;
 from __future__ import annotations
 
 from tsjit import log
+from tsjit.ir.constants import NOT_CONSTANT, constant_of
 from tsjit.ir.graph import Block, Graph, Node
 from tsjit.ir.symbols import prim
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
@@ -49,8 +50,6 @@ def _remove_tuple_node(node: Node) -> bool:
 
 
 def _forward_index(node: Node, construct: Node) -> bool:
-    from tsjit.frontend.sugared_value import NOT_CONSTANT, constant_of
-
     index = constant_of(node.inputs[1])
     if index is NOT_CONSTANT:
         return False

@@ -33,6 +33,7 @@ import torch
 
 from tsjit import log
 from tsjit.ir import types as T
+from tsjit.ir.constants import must_be_none
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.scalar_type import dtype_to_code
 from tsjit.ir.symbols import aten, prim
@@ -369,13 +370,6 @@ _SHAPE_RULES = {
 
 
 # ---- None-ness (C++ Value::mustBeNone / mustNotBeNone) --------------------------------------------------------------
-def must_be_none(value: Value) -> bool:
-    node = value.node
-    if isinstance(value.type, T.NoneType) and len(node.outputs) == 1:
-        return True
-    return node.kind is prim.Constant and not node.attribute_names() and isinstance(value.type, T.OptionalType)
-
-
 def must_not_be_none(value: Value) -> bool:
     if value.node.kind is prim.AutogradAdd:
         return True

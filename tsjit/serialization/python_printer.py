@@ -50,7 +50,7 @@ import torch
 
 from tsjit.errors import SerializationError
 from tsjit.ir import types as T
-from tsjit.ir.constants import constant_value
+from tsjit.ir.constants import INT64_MAX, constant_value
 from tsjit.ir.printer import quote_string
 from tsjit.ir.symbols import Symbol, aten, attr, prim
 from tsjit.ops.matching import pinned_overload
@@ -87,7 +87,6 @@ _CAST_FUNCTIONS = {aten.Int: "int", aten.Float: "float", aten.Bool: "bool", aten
                    prim.Print: "print", aten.sorted: "sorted"}
 _IMPLICIT_CASTS = frozenset({aten.ScalarImplicit, aten.FloatImplicit, aten.IntImplicit})
 _FORK_KINDS = frozenset({prim.fork, prim.rpc_async, prim.rpc_sync, prim.rpc_remote})
-INT64_MAX = 2**63 - 1
 LONG_LINE = 40
 
 

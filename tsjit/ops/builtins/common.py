@@ -14,8 +14,7 @@ from typing import Any, NoReturn
 
 import torch
 
-INT64_MIN = -(1 << 63)
-INT64_MAX = (1 << 63) - 1
+from tsjit.ir.constants import INT64_MAX, INT64_MIN
 
 
 def fail(message: str) -> NoReturn:

@@ -15,9 +15,10 @@ from typing import Any
 
 import torch
 
+from tsjit.ir.constants import INT64_MAX, INT64_MIN
 from tsjit.ir.scalar_type import code_to_dtype, dtype_to_code, layout_to_code
 from tsjit.ir.types import BoolType, ComplexType, FloatType, IntType, ListType, dtype_name
-from tsjit.ops.builtins.common import INT64_MAX, INT64_MIN, fail, float_to_int64, int32
+from tsjit.ops.builtins.common import fail, float_to_int64, int32
 
 # ------------------------------------------------------------------------------------ number conversions
 

@@ -11,17 +11,9 @@ from hypothesis import strategies as st
 
 from tsjit.errors import SchemaError, SourceParseError, TsjitError
 from tsjit.ir import types as T
-from tsjit.ir.schema import (
-    NO_DEFAULT,
-    AliasInfo,
-    Argument,
-    FunctionSchema,
-    OperatorName,
-    format_double,
-    parse_schema,
-    parse_schema_or_name,
-    quote_string,
-)
+from tsjit.ir.alias_info import AliasInfo
+from tsjit.ir.literals import format_default_double, quote_string
+from tsjit.ir.schema import NO_DEFAULT, Argument, FunctionSchema, OperatorName, parse_schema, parse_schema_or_name
 
 # ----------------------------------------------------------------------------------- every schema torch has
 
@@ -280,7 +272,7 @@ def test_constructing_a_schema_checks_default_order():
 
 
 def test_value_printing_helpers():
-    assert [format_double(v) for v in (1.0, -0.0, 0.1, 1e20, 2.0**62, 2.0**63)] == [
+    assert [format_default_double(v) for v in (1.0, -0.0, 0.1, 1e20, 2.0**62, 2.0**63)] == [
         "1.", "0.", "0.10000000000000001", "1e+20", "4611686018427387904.", "9.2233720368547758e+18"]
     assert quote_string('a"b\\c\n\x01') == '"a\\"b\\\\c\\n\\001"'
     assert quote_string("é") == '"\\0)+\\/.)"'  # c10 prints UTF-8 bytes as signed chars, mangled

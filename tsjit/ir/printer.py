@@ -26,13 +26,13 @@ The rules, all PyTorch's:
 from __future__ import annotations
 
 import enum
-import math
 from typing import Any
 
 import torch
 
 from tsjit.errors import IRError
 from tsjit.ir import types
+from tsjit.ir.literals import format_complex, format_double, quote_string
 from tsjit.ir.symbols import Symbol, attribute_symbol, prim
 from tsjit.ir.tensor_text import format_tensor
 from tsjit.ir.types import EnumValue
@@ -179,45 +179,6 @@ _ATTRIBUTE_FORMATTERS = {
 
 
 # ------------------------------------------------------------------------------------------------- constants
-
-def format_double(value: float) -> str:
-    """C++ IValue::repr of a double: `2.`, `-0.`, `0.10000000000000001`, `1e+20`, `inf`, `nan`."""
-    if math.isfinite(value) and abs(value) < 1e10 and value == math.trunc(value):
-        return ("-" if math.copysign(1.0, value) < 0 else "") + f"{abs(int(value))}."
-    if math.isnan(value):
-        return "-nan" if math.copysign(1.0, value) < 0 else "nan"
-    return f"{value:.17g}"
-
-
-def format_complex(value: complex) -> str:
-    """`2.+1.j`, `0.5-1e+20j`; the sign is `-` for a negative or NaN imaginary part (`1.-nanj`)."""
-    sign = "+" if value.imag >= 0 else "-"
-    return f"{format_double(value.real)}{sign}{format_double(abs(value.imag))}j"
-
-
-_ESCAPES = {ord("\\"): "\\\\", ord("'"): "\\'", ord('"'): '\\"', 7: "\\a", 8: "\\b", 12: "\\f", 10: "\\n",
-            13: "\\r", 9: "\\t", 11: "\\v"}
-
-
-def quote_string(text: str) -> str:
-    """c10::printQuotedString: C escapes, printable ASCII as is, every other byte of the UTF-8 encoding as
-    a three-character octal escape computed on a *signed* char: `é` (bytes C3 A9) prints as `\\0)+\\/.)`."""
-    return '"' + "".join(_quote_byte(b) for b in text.encode("utf-8")) + '"'
-
-
-def _quote_byte(byte: int) -> str:
-    if byte in _ESCAPES:
-        return _ESCAPES[byte]
-    if 0x1F < byte < 0x7F:
-        return chr(byte)
-    signed = byte - 256 if byte > 127 else byte
-    digits = []
-    for _ in range(2):
-        digits.append(chr(ord("0") + int(math.fmod(signed, 8))))
-        signed = int(signed / 8)
-    digits.append(chr(ord("0") + signed))
-    return "\\" + "".join(reversed(digits))
-
 
 # --------------------------------------------------------------------------------------------------- ivalues
 

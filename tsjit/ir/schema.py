@@ -41,6 +41,7 @@ from tsjit.errors import SchemaError, SourceParseError
 from tsjit.ir import types as T
 from tsjit.ir.alias_info import AliasInfo, nest_alias_info
 from tsjit.ir.constants import INT64_MAX, INT64_MIN
+from tsjit.ir.literals import format_complex, format_default_double, quote_string
 from tsjit.ir.type_parser import TypeParser
 from tsjit.source.lexer import (
     TK_ARROW,
@@ -473,51 +474,11 @@ def format_value(value: Any) -> str:
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, float):
-        return format_double(value)
+        return format_default_double(value)
     if isinstance(value, complex):
-        sign = "+" if value.imag >= 0 else "-"
-        return f"{format_double(value.real)}{sign}{format_double(abs(value.imag))}j"
+        return format_complex(value, format_default_double)
     if isinstance(value, list):
         return "[" + ", ".join(format_value(v) for v in value) + "]"
     return str(value)
 
 
-def format_double(value: float) -> str:
-    """c10's double printing: integral values in int64 range as `2.`, everything else with %.17g."""
-    if math.isfinite(value) and value == math.floor(value) and INT64_MIN <= value <= INT64_MAX:
-        return f"{int(value)}."
-    return f"{value:.17g}"
-
-
-_C_ESCAPES = {"\\": "\\\\", "'": "\\'", '"': '\\"', "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n",
-              "\r": "\\r", "\t": "\\t", "\v": "\\v"}
-
-
-def quote_string(text: str) -> str:
-    """c10's printQuotedString: double quotes, C escapes, and other non-printable bytes as octal escapes.
-
-    It works on UTF-8 bytes held in C's signed char, so non-ASCII text comes out mangled (`é` prints as
-    `\\0)+\\/.)`), exactly as in PyTorch's output.
-    """
-    out = ['"']
-    for byte in text.encode("utf-8", "surrogatepass"):
-        char = chr(byte)
-        if char in _C_ESCAPES:
-            out.append(_C_ESCAPES[char])
-        elif 0x20 <= byte < 0x7F:
-            out.append(char)
-        else:
-            out.append("\\" + _signed_char_octal(byte - 256 if byte >= 128 else byte))
-    out.append('"')
-    return "".join(out)
-
-
-def _signed_char_octal(value: int) -> str:
-    """Three "octal digits" computed with C's truncating division, as c10 does for a signed char."""
-    digits = []
-    for _ in range(2):
-        remainder = int(math.fmod(value, 8))
-        digits.append(chr(ord("0") + remainder))
-        value = int(value / 8)
-    digits.append(chr(ord("0") + value))
-    return "".join(reversed(digits))

@@ -19,7 +19,8 @@ import torch
 
 from tsjit.errors import SerializationError
 from tsjit.ir import types as T
-from tsjit.ir.printer import EnumValue, format_complex, format_double, quote_string
+from tsjit.ir.literals import format_complex, format_double, quote_string
+from tsjit.ir.printer import EnumValue
 
 # prints one member of a container (the printer's print_constant: it may send the member to the table)
 MemberPrinter = Callable[[Any, "T.Type | None"], str]

@@ -20,7 +20,7 @@ from typing import Any
 
 from tsjit.errors import SerializationError
 from tsjit.ir import types as T
-from tsjit.ir.printer import format_double
+from tsjit.ir.literals import format_double
 from tsjit.serialization.python_printer import PythonPrinter, is_valid_identifier
 
 

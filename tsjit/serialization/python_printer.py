@@ -51,7 +51,7 @@ import torch
 from tsjit.errors import SerializationError
 from tsjit.ir import types as T
 from tsjit.ir.constants import INT64_MAX, constant_value
-from tsjit.ir.printer import quote_string
+from tsjit.ir.literals import quote_string
 from tsjit.ir.symbols import Symbol, aten, attr, prim
 from tsjit.ops.matching import pinned_overload
 from tsjit.ops.registry import DEFAULT_OVERLOAD

@@ -46,6 +46,7 @@ from tsjit.ir import types as T
 from tsjit.ir.graph import Graph
 from tsjit.ir.objects import Object
 from tsjit.ir.schema import FunctionSchema
+from tsjit.runtime.function import runtime_function
 
 
 class ScriptFunction:
@@ -56,10 +57,8 @@ class ScriptFunction:
     def __init__(self, graph_function: GraphFunction, python_function=None):
         self.graph_function = graph_function
         self.python_function = python_function
-        self._runtime = None
         self._binder: ArgumentBinder | None = None  # made on the first call (compiling the schema)
         self._entry = None  # see _call
-        self._lock = threading.Lock()
         if python_function is not None:
             self.__doc__ = python_function.__doc__
             self.__wrapped__ = python_function
@@ -133,14 +132,7 @@ class ScriptFunction:
         return self._runtime_function().executor.get_plan(inputs).graph
 
     def _runtime_function(self):
-        if self._runtime is not None:  # set once, under the lock
-            return self._runtime
-        with self._lock:
-            if self._runtime is None:
-                from tsjit.runtime.function import Function
-
-                self._runtime = Function(self.qualified_name, self.graph_function.optimized_graph().copy())
-        return self._runtime
+        return runtime_function(self.graph_function)
 
     def __repr__(self) -> str:
         return f"<tsjit ScriptFunction {self.qualified_name}>"

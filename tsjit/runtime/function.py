@@ -2,11 +2,13 @@
 
 Methods are Functions whose graph takes the object as first input, listed in the object's ClassType
 (`type.methods`) and bound to an object as a Method (tsjit.ir.objects). The user-facing classes (ScriptFunction,
-ScriptModule, CompilationUnit) build on these in tsjit.api.
+ScriptModule, CompilationUnit) build on these in tsjit.api. `runtime_function` is the one place a compiled
+function's runtime Function (and so its GraphExecutor) is built and cached.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from tsjit.ir.graph import Graph
@@ -32,3 +34,24 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<tsjit Function {self.qualname}>"
+
+
+_runtime_lock = threading.Lock()
+
+
+def runtime_function(function) -> Function:
+    """The one runtime Function of a compiled function or method (a GraphFunction): its optimized graph, calls
+    inlined, and the one GraphExecutor with its plan cache.
+
+    Built on first use and kept on the compiled function (`_runtime`), so every way of calling it (a
+    ScriptFunction, a module's method, `obj.method()` from Python, save's `__getstate__` and load's
+    `__setstate__`) shares one executor. The graph is optimized outside the lock: compiling may call here again.
+    """
+    found = function._runtime
+    if found is not None:
+        return found
+    built = Function(function.qualname, function.optimized_graph().copy())
+    with _runtime_lock:
+        if function._runtime is None:
+            function._runtime = built
+        return function._runtime

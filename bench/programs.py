@@ -162,7 +162,8 @@ def module_variants(build: Callable[[], torch.nn.Module]) -> dict[str, Callable]
     """A module six ways, each a callable of one input (tsjit rows as in lstm_variants; the Functions get the
     defaults of the other arguments, as the scripted module's call would)."""
     from tsjit.api.function import bind_arguments
-    from tsjit.api.module import runtime_function, script_module
+    from tsjit.api.module import script_module
+    from tsjit.runtime.function import runtime_function
 
     module, scripted = build(), script_module(build())
     graph = runtime_function(scripted.forward.function).graph

@@ -32,7 +32,7 @@ _LAZY = {
     "freeze": "tsjit.api.freeze", "optimize_for_inference": "tsjit.api.freeze", "Final": "typing",
     "trace": "tsjit.api.trace", "trace_module": "tsjit.api.trace", "TracingCheckError": "tsjit.api.trace",
     "TracerWarning": "tsjit.frontend.tracer",
-    "save": "tsjit.serialization", "load": "tsjit.serialization",
+    "save": "tsjit.api.archive", "load": "tsjit.api.archive",
     "parse_ir": "tsjit.ir.parser",
     "parse_schema": "tsjit.ir.schema",
     "register_operator": "tsjit.ops.registry",

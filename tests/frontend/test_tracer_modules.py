@@ -262,7 +262,7 @@ def test_scripted_submodule_calls_keep_their_loop():
 
 
 def test_traced_module_saves_and_loads(top: Top, tmp_path):
-    from tsjit.serialization import load, save
+    from tsjit.api.archive import load, save
 
     traced = trace(top, torch.randn(3))
     save(traced, tmp_path / "traced.pt")

@@ -29,9 +29,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 
 import archive_programs  # noqa: E402
 
+from tsjit.api.archive import load  # noqa: E402
 from tsjit.api.module import script_module  # noqa: E402
 from tsjit.errors import TsjitError  # noqa: E402
-from tsjit.serialization import load  # noqa: E402
 from tsjit.serialization.serializer import serialize  # noqa: E402
 
 CANARY_CALLS: list = []

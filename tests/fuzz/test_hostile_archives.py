@@ -9,10 +9,10 @@ import pytest
 from fuzzing import deadline
 from hostile_archives import CRAFTED, shared_tuples
 
+from tsjit.api.archive import load
+from tsjit.api.archive import load as load_with_limits
 from tsjit.errors import SerializationError
-from tsjit.serialization import load
 from tsjit.serialization.archive_reader import ArchiveLimits, ArchiveReader
-from tsjit.serialization.deserializer import load as load_with_limits
 from tsjit.serialization.unpickler import loads
 
 TRUSTED = {name: case for name, case in CRAFTED.items() if name != "setstate that never ends"}

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from tsjit.errors import SourceParseError
-from tsjit.frontend.lexer import Lexer
 from tsjit.frontend.parser import parse_expression
 from tsjit.ir.parser import parse_ir
 from tsjit.ir.schema import parse_schema
 from tsjit.ir.type_parser import parse_type
+from tsjit.source.lexer import Lexer
 
 
 def deep_blocks(depth: int) -> str:

@@ -9,9 +9,10 @@ import random
 import torch
 
 import tsjit
-from tsjit.api.module import runtime_function, script_module
+from tsjit.api.module import script_module
 from tsjit.ir.parser import parse_ir
 from tsjit.ir.types import OptionalType, TensorType, TupleType
+from tsjit.runtime.function import runtime_function
 from tsjit.runtime.graph_executor import UNDEFINED, TensorSpec, optimize_graph, specialize_types
 
 CORPUS = pathlib.Path(__file__).parent.parent / "ir" / "corpus" / "graphs"

@@ -31,11 +31,11 @@ from module_corpus import MODULE_CASES  # noqa: E402
 from test_script_functions import same  # noqa: E402
 
 from tsjit.api import script  # noqa: E402
+from tsjit.api.archive import load, save  # noqa: E402
 from tsjit.api.module import script_module  # noqa: E402
 from tsjit.errors import SerializationError  # noqa: E402
 from tsjit.ir import types as T  # noqa: E402
 from tsjit.ir.objects import Object  # noqa: E402
-from tsjit.serialization import load, save  # noqa: E402
 from tsjit.serialization.archive_writer import ArchiveWriter  # noqa: E402
 from tsjit.serialization.pickler import Pickler  # noqa: E402
 from tsjit.serialization.serializer import serialize  # noqa: E402

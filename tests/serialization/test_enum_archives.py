@@ -20,10 +20,10 @@ import pytest
 import torch
 
 from tsjit.api import script
+from tsjit.api.archive import load, save
 from tsjit.api.module import script_module
 from tsjit.errors import TsjitError
 from tsjit.ir import types as T
-from tsjit.serialization import load, save
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.jit's own
 

@@ -15,8 +15,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import interface_programs  # noqa: E402
 
+from tsjit.api.archive import load  # noqa: E402
 from tsjit.api.module import RecursiveScriptModule, script_module  # noqa: E402
-from tsjit.serialization import load  # noqa: E402
 from tsjit.serialization.serializer import serialize  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -11,12 +11,12 @@ import sys
 import pytest
 import torch
 
+from tsjit.api.archive import load, save
+from tsjit.api.archive import load as load_with_limits
 from tsjit.errors import SerializationError
 from tsjit.ops.outside_world import OUTSIDE_WORLD_OPERATORS, outside_world_effect
 from tsjit.ops.registry import get_operators
-from tsjit.serialization import load, save
 from tsjit.serialization.archive_reader import ArchiveLimits
-from tsjit.serialization.deserializer import load as load_with_limits
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fuzz"))
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from tsjit.api.module import RecursiveScriptModule, ScriptModule
+from tsjit.api.module import RecursiveScriptModule, ScriptModule, wrap_module
 from tsjit.errors import TsjitError
 from tsjit.frontend.concrete_module_type import claim_qualified_name
 from tsjit.frontend.ir_emitter import GraphFunction
@@ -63,7 +63,6 @@ def freeze(mod: Any, preserved_attrs: list[str] | None = None, optimize_numerics
 
 
 def _freeze_methods(root: Object, names: list[str], preserved: list[str]) -> RecursiveScriptModule:
-    from tsjit.serialization.deserializer import wrap_module
 
     functions = {name: root.type.methods[name] for name in names}
     graphs = {name: function.graph.copy() for name, function in functions.items()}

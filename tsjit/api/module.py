@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import copy
 import inspect
-import threading
-import weakref
 from collections.abc import Iterator, MutableMapping
 from typing import Any, NamedTuple
 
@@ -62,6 +60,7 @@ from tsjit.ir import types as T
 from tsjit.ir.graph import Graph
 from tsjit.ir.objects import Object
 from tsjit.ir.schema import FunctionSchema
+from tsjit.runtime.function import runtime_function
 
 
 # ==============================================================================================================
@@ -184,23 +183,6 @@ def wrap_object(obj: Object) -> RecursiveScriptModule:
 # ==============================================================================================================
 # running methods
 # ==============================================================================================================
-_runtime_functions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_runtime_lock = threading.Lock()
-
-
-def runtime_function(function):
-    """The runtime Function running a compiled method or hook: its optimized graph, calls inlined."""
-    from tsjit.runtime.function import Function
-
-    with _runtime_lock:
-        found = _runtime_functions.get(function)
-    if found is None:
-        found = Function(function.qualname, function.optimized_graph().copy())
-        with _runtime_lock:
-            found = _runtime_functions.setdefault(function, found)
-    return found
-
-
 class MethodCall(NamedTuple):
     """What calling a method needs besides its object: its binder (the schema without `self`) and its runtime
     Function. Modules keep one per method called (in `_method_calls`), so a call skips both look-ups."""
@@ -283,6 +265,8 @@ class ScriptHook:
 class ScriptModule(torch.nn.Module):
     """The base of compiled modules (`isinstance(m, tsjit.ScriptModule)`); RecursiveScriptModule is the one
     `tsjit.script` makes."""
+
+    is_script_module = True  # how the tracer (frontend/trace_module.py) recognizes one without importing the api
 
 
 class TensorSlots(MutableMapping):
@@ -473,3 +457,16 @@ def _copy_object(obj: Object, memo: dict) -> Object:
 module_sugared_values.wrap_module_object = wrap_object
 if script_hook not in SCRIPT_HOOKS:
     SCRIPT_HOOKS.append(script_hook)
+
+
+def wrap_module(root: Any, class_hooks) -> Any:
+    """The Python face of a loaded module object (a RecursiveScriptModule, as tsjit.script returns), with
+    its forward hooks; `class_hooks(class_type)` gives (pre-hooks, hooks)."""
+    concrete_type = ConcreteModuleType(torch.nn.Module)
+    concrete_type.jit_type = root.type
+    concrete_type.methods_compiled = True
+    concrete_type.pre_hook_functions, concrete_type.hook_functions = class_hooks(root.type)
+    values = {name: getattr(root, name) for name in root.type.attribute_names}
+    submodules = {name: wrap_module(value, class_hooks) for name, value in values.items()  # interface-typed too
+                  if isinstance(value, Object) and value.type.is_module}
+    return RecursiveScriptModule(root, concrete_type, submodules)

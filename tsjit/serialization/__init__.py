@@ -12,31 +12,15 @@
     upgraders.py           old operator behaviour for archives older than an operator change
     value_types.py         attribute values checked against their declared types (linear in the pickle)
     untrusted.py           load(f, trusted=False): outside-world operators refused, __setstate__ under a step budget
-    deserializer.py        load(): archive -> runnable scripted module
+    deserializer.py        load(): archive -> runnable module object
 
-`save(module, path_or_file, _extra_files=None)` and `load(path_or_file, _extra_files=None, map_location=None)`
-behave like torch.jit.save and torch.jit.load, and each reads what the other writes.
+`tsjit.save` and `tsjit.load` (tsjit/api/archive.py: load returns a RecursiveScriptModule, which only the api
+builds) behave like torch.jit.save and torch.jit.load, and each reads what the other writes.
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-
-def save(module: Any, path_or_file: Any, _extra_files: dict[str, Any] | None = None) -> None:
-    """Save a scripted module (or function) as a TorchScript archive; see serializer.py."""
-    from tsjit.serialization.serializer import save as save_archive
-
-    save_archive(module, path_or_file, _extra_files)
-
-
-def load(path_or_file: Any, _extra_files: dict[str, Any] | None = None, map_location: Any = None,
-         trusted: bool = True) -> Any:
-    """Load a TorchScript archive written by tsjit.save or torch.jit.save; see deserializer.py. Pass
-    `trusted=False` for an archive from a source you do not trust (untrusted.py, and the README's threat model)."""
-    from tsjit.serialization.deserializer import load as load_archive
-
-    return load_archive(path_or_file, _extra_files, map_location, trusted=trusted)
 
 
 def function_code(function: Any) -> str:
@@ -57,4 +41,4 @@ def method_code(method: Any) -> str:
     return printer.text()
 
 
-__all__ = ["function_code", "load", "method_code", "save"]
+__all__ = ["function_code", "method_code"]

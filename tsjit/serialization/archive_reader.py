@@ -49,7 +49,7 @@ class ArchiveLimits:
     def exceeded(self, what: str, limit: str) -> str:
         """The end of an error message: which limit was reached and how to raise it."""
         return (f"{what} (more than ArchiveLimits.{limit}={getattr(self, limit)}; to raise it, pass "
-                f"_limits=ArchiveLimits({limit}=...) to tsjit.serialization.deserializer.load)")
+                f"_limits=ArchiveLimits({limit}=...) to tsjit.load)")
 
 
 DEFAULT_LIMITS = ArchiveLimits()

@@ -1,4 +1,6 @@
-"""`load`: a TorchScript archive (written by torch.jit.save or tsjit.save) as a runnable scripted module.
+"""`load`: a TorchScript archive (written by torch.jit.save or tsjit.save) as a runnable module object.
+
+tsjit.load (tsjit.api.archive) wraps the object as the RecursiveScriptModule users hold.
 
 The steps are torch's ScriptModuleDeserializer's:
 
@@ -33,10 +35,11 @@ from tsjit.serialization.value_types import ValueTypeChecker
 
 def load(path_or_file: str | os.PathLike | BinaryIO | bytes, _extra_files: dict[str, Any] | None = None,
          map_location: str | torch.device | None = None, _limits: ArchiveLimits = DEFAULT_LIMITS,
-         trusted: bool = True) -> Any:
-    """The scripted module saved in an archive (a path, a binary file or bytes). With `trusted=False`, an
-    archive whose code reaches outside the program is refused and `__setstate__` runs under a step budget
-    (untrusted.py)."""
+         trusted: bool = True) -> tuple[Any, Any]:
+    """The module object saved in an archive (a path, a binary file or bytes), and its `class_hooks`
+    (class type -> forward pre-hooks and hooks), which tsjit.api.module.wrap_module needs. With
+    `trusted=False`, an archive whose code reaches outside the program is refused and `__setstate__` runs under a
+    step budget (untrusted.py)."""
     reader = ArchiveReader(path_or_file, _limits)
     try:
         deserializer = ModuleDeserializer(reader, map_location, trusted)
@@ -45,7 +48,7 @@ def load(path_or_file: str | os.PathLike | BinaryIO | bytes, _extra_files: dict[
             read_extra_files(reader, _extra_files)
     finally:
         reader.close()
-    return deserializer.wrap(root)
+    return root, deserializer.importer.class_hooks
 
 
 def read_extra_files(reader: ArchiveReader, extra_files: dict[str, Any]) -> None:
@@ -78,9 +81,6 @@ class ModuleDeserializer:
             raise SerializationError(f"{self.reader.label}: data.pkl does not hold a module")
         self.importer.define_all()
         return root
-
-    def wrap(self, root: Any) -> Any:
-        return wrap_module(root, self.importer.class_hooks)
 
     def unpickle(self, name: str) -> Any:
         """The value of `<name>.pkl`, its storages read from `<name>/<key>`."""
@@ -161,8 +161,8 @@ class ArchiveHooks(UnpicklerHooks):
 
     def restore_with_setstate(self, class_type: T.ClassType, state: Any) -> Any:
         """Call the class's `__setstate__`; then no attribute that cannot be None may still be None."""
-        from tsjit.api.module import runtime_function
         from tsjit.ir.objects import Object
+        from tsjit.runtime.function import runtime_function
 
         obj = Object(class_type, dict.fromkeys(class_type.attribute_names))
         setstate = class_type.methods["__setstate__"]
@@ -186,23 +186,6 @@ class ArchiveHooks(UnpicklerHooks):
             if member_value == value and type(member_value) is type(value):
                 return EnumValue(enum_type, name, member_value)
         raise SerializationError(f"{self.reader.label}: {value!r} is not a value of enum {enum_type.qualified_name}")
-
-
-def wrap_module(root: Any, class_hooks) -> Any:
-    """The Python face of a loaded module object (a RecursiveScriptModule, as tsjit.script returns), with
-    its forward hooks; `class_hooks(class_type)` gives (pre-hooks, hooks)."""
-    from tsjit.api.module import RecursiveScriptModule
-    from tsjit.frontend.concrete_module_type import ConcreteModuleType
-    from tsjit.ir.objects import Object
-
-    concrete_type = ConcreteModuleType(torch.nn.Module)
-    concrete_type.jit_type = root.type
-    concrete_type.methods_compiled = True
-    concrete_type.pre_hook_functions, concrete_type.hook_functions = class_hooks(root.type)
-    values = {name: getattr(root, name) for name in root.type.attribute_names}
-    submodules = {name: wrap_module(value, class_hooks) for name, value in values.items()  # interface-typed too
-                  if isinstance(value, Object) and value.type.is_module}
-    return RecursiveScriptModule(root, concrete_type, submodules)
 
 
 def _device(map_location: str | torch.device | None) -> torch.device | None:

@@ -190,7 +190,7 @@ def object_state(obj: Any) -> tuple[Any, T.Type | None]:
     methods = obj.type.methods
     if "__getstate__" not in methods or "__setstate__" not in methods:
         return attribute_state(obj)
-    from tsjit.api.module import runtime_function
+    from tsjit.runtime.function import runtime_function
 
     getstate = methods["__getstate__"]
     return runtime_function(getstate)(obj), getstate.schema.returns[0].type

@@ -32,16 +32,15 @@ import torch
 from tsjit.api.function import ScriptFunction
 from tsjit.api.module import RecursiveScriptModule, ScriptModule
 from tsjit.errors import TsjitError
-from tsjit.frontend.ir_emitter import GraphFunction
 from tsjit.frontend.resolver import _qualified_name
 from tsjit.frontend.trace_calls import tracing
 from tsjit.frontend.trace_module import ModuleCalls, ModuleFrame, TracedModuleType, traced_module_types
+from tsjit.frontend.traced_function import TracedFunction
 from tsjit.frontend.tracer import TraceFrame, TracerWarning, TracingState, warn_tracer
 from tsjit.ir import types as T
 from tsjit.ir.graph import Graph, Value
 from tsjit.ir.objects import Object
 from tsjit.ir.printer import print_node
-from tsjit.ir.schema import Argument, FunctionSchema
 from tsjit.ir.symbols import aten, prim
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
 from tsjit.passes.inliner import inline_calls
@@ -69,32 +68,6 @@ class TracingCheckError(TsjitError):
                         "indicates that the tracer has encountered untraceable code.\n")
             message += _indent(tensor_compare_error) + "\n"
         super().__init__(message)
-
-
-class TracedFunction(GraphFunction):
-    """A recorded graph as a TorchScript function (or method): nothing to compile, and its schema read off the
-    graph, so ScriptFunction, the inliner and calls from script treat it as any compiled function."""
-
-    def __init__(self, qualname: str, graph: Graph):
-        super().__init__(qualname, None, None)
-        self.graph = graph
-        self._state = "defined"
-
-    @property
-    def schema(self) -> FunctionSchema:
-        arguments = [Argument(_argument_name(v, i), T.unshaped_type(v.type)) for i, v in enumerate(self.graph.inputs)]
-        return FunctionSchema(self.name, "", arguments, [Argument("", T.unshaped_type(self.graph.outputs[0].type))])
-
-    def refresh_schema(self) -> None:
-        """The graph changed (its outputs were pruned): forget the optimized copy made from it."""
-        self._optimized = None
-
-
-def _argument_name(value: Value, index: int) -> str:
-    if not value.has_debug_name():
-        return f"argument_{index}"
-    base, _, suffix = value.debug_name.rpartition(".")
-    return base if base and suffix.isdigit() else value.debug_name
 
 
 # ==============================================================================================================

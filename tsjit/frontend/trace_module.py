@@ -27,6 +27,7 @@ from typing import Any
 import torch
 
 from tsjit.frontend.concrete_module_type import ConcreteModuleType, ModuleAttribute, iterable_kind_of
+from tsjit.frontend.traced_function import TracedFunction
 from tsjit.frontend.tracer import TraceFrame, TracingState, get_tracing_state, type_of_result
 from tsjit.ir import types as T
 from tsjit.ir.graph import Graph, Node, Value
@@ -128,11 +129,9 @@ def traced_module_types(root: torch.nn.Module) -> dict[torch.nn.Module, TracedMo
 
 
 def _collect_types(module: torch.nn.Module, path: str, found: dict) -> ConcreteModuleType:
-    from tsjit.api.module import ScriptModule
-
     if module in found:
         return found[module].concrete_type
-    if isinstance(module, ScriptModule):
+    if is_script_module(module):
         found[module] = TracedModuleType(module, path, module._concrete_type)
         return module._concrete_type
     children = {name: _collect_types(child, f"{path}.{name}" if path else name, found)
@@ -168,10 +167,8 @@ class ModuleCalls:
     def installed(self, state: TracingState, root: torch.nn.Module) -> Iterator[None]:
         """Wrap the `forward` of every module under `root` (not `root` itself, nor scripted modules, whose
         calls record themselves) while the `with` runs."""
-        from tsjit.api.module import ScriptModule
-
         saved = {module: module.__dict__.get("forward") for module in self.types
-                 if module is not root and not isinstance(module, ScriptModule)}
+                 if module is not root and not is_script_module(module)}
         try:
             for module in saved:
                 module.forward = self._wrapper(state, module, module.forward)
@@ -333,8 +330,6 @@ def _bind_call_outputs(state: TracingState, node: Node, tensors: list[torch.Tens
 
 
 def _method(info: TracedModuleType, name: str, graph: Graph):
-    from tsjit.api.trace import TracedFunction
-
     return TracedFunction(f"{info.class_type.qualified_name}.{name}", graph)
 
 
@@ -358,3 +353,8 @@ def _restore_forward(module: torch.nn.Module, forward) -> None:
         del module.__dict__["forward"]
     else:
         module.__dict__["forward"] = forward
+
+
+def is_script_module(module: torch.nn.Module) -> bool:
+    """A tsjit.ScriptModule (recognized by its class attribute, so the frontend need not import the api)."""
+    return getattr(type(module), "is_script_module", False)

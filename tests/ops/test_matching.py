@@ -1,7 +1,7 @@
 """Overload matching: tsjit picks the overloads TorchScript picks, with the same conversions and errors.
 
 The oracle is torch.jit: each case is scripted from a temporary source file, and the live non-constant nodes
-of its graph (kind and `node.schema()`) are compared with what `emit_builtin_call` inserts for the same call.
+of its graph (kind and `node.schema()`) are compared with what `insert_operator_call` inserts for the same call.
 Graph text that torch prints is also parsed back, and every node must find the schema torch found.
 """
 
@@ -34,9 +34,9 @@ from tsjit.ir.types import (
 )
 from tsjit.ops.matching import (
     MatchedSchema,
-    emit_builtin_call,
     eval_type_variables,
     find_schema_for_node,
+    insert_operator_call,
     match_schema,
     match_schemas,
     match_type_variables,
@@ -116,7 +116,7 @@ def inserted_kinds(graph: Graph) -> list[str]:
 
 
 # ---- differential cases: the same call scripted by torch.jit and emitted by tsjit --------------------------
-# (parameters, TorchScript expression, the same call for emit_builtin_call: op, args, kwargs)
+# (parameters, TorchScript expression, the same call for insert_operator_call: op, args, kwargs)
 CASES = [
     ("x: Tensor, y: Tensor", "torch.add(x, y)", (aten.add, "x y", {})),
     ("x: Tensor, i: int", "torch.add(x, i)", (aten.add, "x i", {})),
@@ -183,7 +183,7 @@ def test_emitted_calls_match_torchscript(tmp_path, params, expression, call):
     op, args, kwargs = call
     arguments = _actuals(args, values)
     arguments = arguments if isinstance(arguments, list) else [arguments]
-    result = emit_builtin_call(graph, op, arguments, {k: _actuals(v, values) for k, v in kwargs.items()})
+    result = insert_operator_call(graph, op, arguments, {k: _actuals(v, values) for k, v in kwargs.items()})
     assert live_calls(result) == expected
 
 
@@ -251,7 +251,7 @@ def test_no_match_lists_every_variant_like_torchscript(tmp_path, params, express
     graph, values = graph_with_inputs(params)
     arguments = _actuals(args, values)
     with pytest.raises(SchemaError) as caught:
-        emit_builtin_call(graph, op, arguments if isinstance(arguments, list) else [arguments])
+        insert_operator_call(graph, op, arguments if isinstance(arguments, list) else [arguments])
     assert str(caught.value).rstrip() == expected
     assert inserted_kinds(graph) == [], "failed overloads must leave no nodes behind"
 
@@ -260,7 +260,7 @@ def test_single_schema_error_says_why():
     register_operator("my_match::only(Tensor a, int b) -> Tensor", lambda a, b: a)
     graph, values = graph_with_inputs("s: str")
     with pytest.raises(SchemaError) as caught:
-        emit_builtin_call(graph, "my_match::only", [values["s"], 1])
+        insert_operator_call(graph, "my_match::only", [values["s"], 1])
     assert str(caught.value) == ("my_match::only(Tensor a, int b) -> Tensor:\nExpected a value of type "
                                  "'Tensor' for argument 'a' but instead found type 'str'.\n")
 
@@ -269,13 +269,13 @@ def test_argument_count_and_keyword_errors():
     register_operator("my_match::kw(int a, *, int b=1) -> int", lambda a, b: a + b)
     graph, _ = graph_with_inputs("")
     with pytest.raises(SchemaError, match="Argument a not provided"):
-        emit_builtin_call(graph, "my_match::kw", [])
+        insert_operator_call(graph, "my_match::kw", [])
     with pytest.raises(SchemaError, match="Expected at most 1 arguments but found 2 positional arguments"):
-        emit_builtin_call(graph, "my_match::kw", [1, 2])
+        insert_operator_call(graph, "my_match::kw", [1, 2])
     with pytest.raises(SchemaError, match="Keyword argument c unknown"):
-        emit_builtin_call(graph, "my_match::kw", [1], {"c": 2})
+        insert_operator_call(graph, "my_match::kw", [1], {"c": 2})
     with pytest.raises(SchemaError, match="Keyword argument a specified twice"):
-        emit_builtin_call(graph, "my_match::kw", [1], {"a": 2})
+        insert_operator_call(graph, "my_match::kw", [1], {"a": 2})
     assert inserted_kinds(graph) == []
 
 
@@ -283,9 +283,9 @@ def test_unknown_operator_suggests_similar_names():
     graph = Graph()
     with pytest.raises(SchemaError, match=r"Unknown builtin op: aten::addd\.\nHere are some suggestions: \n"
                                           r"(\t\S+\n)*\taten::add\n"):
-        emit_builtin_call(graph, "aten::addd", [1, 2])
+        insert_operator_call(graph, "aten::addd", [1, 2])
     with pytest.raises(SchemaError, match="Could not find any similar ops to zz::qqqq"):
-        emit_builtin_call(graph, "zz::qqqq", [])
+        insert_operator_call(graph, "zz::qqqq", [])
 
 
 def test_error_points_at_the_call_when_given_a_source_range():
@@ -294,13 +294,13 @@ def test_error_points_at_the_call_when_given_a_source_range():
             return "    torch.zeros(2, 2.5)\n    ~~~~~~~~~~~ <--- HERE\n"
 
     with pytest.raises(SchemaError, match=r"The original call is:\n    torch.zeros\(2, 2.5\)\n"):
-        emit_builtin_call(Graph(), aten.zeros, [2, 2.5], source_range=Range())
+        insert_operator_call(Graph(), aten.zeros, [2, 2.5], source_range=Range())
 
 
 # ---- conversions and literals ------------------------------------------------------------------------------
 def test_first_pass_prefers_an_overload_without_conversions():
     graph, values = graph_with_inputs("x: Tensor")
-    result = emit_builtin_call(graph, aten.add, [values["x"], 1])
+    result = insert_operator_call(graph, aten.add, [values["x"], 1])
     assert find_schema_for_node(result.node).overload_name == "Scalar"
     assert inserted_kinds(graph) == ["prim::Constant", "prim::Constant", "aten::add"]
 
@@ -338,7 +338,7 @@ def test_optional_accepts_value_and_none():
 
 def test_fixed_size_list_repeats_a_single_int():
     graph, values = graph_with_inputs("x: Tensor, k: int")
-    result = emit_builtin_call(graph, aten.max_pool2d, [values["x"], values["k"]])
+    result = insert_operator_call(graph, aten.max_pool2d, [values["x"], values["k"]])
     kernel = result.node.inputs[1]
     assert kernel.node.kind is prim.ListConstruct and kernel.node.inputs == (values["k"], values["k"])
     assert len(result.node.inputs) == 6  # defaults filled in: stride, padding, dilation, ceil_mode
@@ -346,52 +346,52 @@ def test_fixed_size_list_repeats_a_single_int():
 
 def test_defaults_are_constants_of_the_argument_type():
     graph, values = graph_with_inputs("x: Tensor")
-    result = emit_builtin_call(graph, aten.max_pool2d, [values["x"], 2])
+    result = insert_operator_call(graph, aten.max_pool2d, [values["x"], 2])
     stride = result.node.inputs[2]
     assert stride.node.kind is prim.Constant and stride.type == ListType(INT)
 
 
 def test_empty_list_literal_takes_the_argument_list_type():
     graph = Graph()
-    result = emit_builtin_call(graph, aten.zeros, [[]])
+    result = insert_operator_call(graph, aten.zeros, [[]])
     size = result.node.inputs[0]
     assert size.node.kind is prim.ListConstruct and size.type == ListType(INT)
-    length = emit_builtin_call(graph, aten.len, [[]])
+    length = insert_operator_call(graph, aten.len, [[]])
     assert length.node.inputs[0].type == ListType(TENSOR)  # like TorchScript: `[]` defaults to List[Tensor]
 
 
 def test_list_literal_of_values_unifies_element_types():
     graph, values = graph_with_inputs("i: int, j: int, f: float")
-    ints = emit_builtin_call(graph, aten.len, [[values["i"], values["j"]]])
+    ints = insert_operator_call(graph, aten.len, [[values["i"], values["j"]]])
     assert ints.node.inputs[0].type == ListType(INT)
-    mixed = emit_builtin_call(graph, aten.len, [[values["i"], values["f"]]])
+    mixed = insert_operator_call(graph, aten.len, [[values["i"], values["f"]]])
     assert mixed.node.inputs[0].type.annotation_str() == "List[Union[float, int]]"
 
 
 def test_homogeneous_tuple_becomes_a_list():
     graph, values = graph_with_inputs("x: Tensor, p: Tuple[int, int]")
-    result = emit_builtin_call(graph, aten.view, [values["x"], values["p"]])
+    result = insert_operator_call(graph, aten.view, [values["x"], values["p"]])
     size = result.node.inputs[1]
     assert size.node.kind is prim.ListConstruct and size.node.inputs[0].node.kind is prim.TupleUnpack
 
 
 def test_string_converts_to_device():
     graph, values = graph_with_inputs("x: Tensor, s: str")
-    result = emit_builtin_call(graph, aten.to, [values["x"], values["s"]])
+    result = insert_operator_call(graph, aten.to, [values["x"], values["s"]])
     assert result.node.inputs[1].node.kind is aten.device
 
 
 def test_self_and_input_keyword():
     graph, values = graph_with_inputs("x: Tensor, y: Tensor")
-    result = emit_builtin_call(graph, aten.add, [values["y"]], self=values["x"])
+    result = insert_operator_call(graph, aten.add, [values["y"]], self=values["x"])
     assert result.node.inputs[:2] == (values["x"], values["y"])
-    relu = emit_builtin_call(graph, aten.relu, [], {"input": values["x"]})
+    relu = insert_operator_call(graph, aten.relu, [], {"input": values["x"]})
     assert relu.node.inputs == (values["x"],)
 
 
 def test_kwarg_only_argument_by_keyword():
     graph, values = graph_with_inputs("x: Tensor, y: Tensor")
-    result = emit_builtin_call(graph, aten.add, [values["x"], values["y"]], {"alpha": 3})
+    result = insert_operator_call(graph, aten.add, [values["x"], values["y"]], {"alpha": 3})
     assert find_schema_for_node(result.node).overload_name == "Tensor"
     assert result.node.get("alpha") == 3
 
@@ -401,17 +401,17 @@ def test_several_outputs_come_back_as_a_tuple_with_field_names():
     schemas = [op.schema for op in get_operators(aten.max)]
     _, matched = match_schemas(schemas, graph, [values["x"], values["i"]])
     assert matched.return_field_names == ["values", "indices"]
-    outputs = emit_builtin_call(graph, aten.max, [values["x"], values["i"]])
+    outputs = insert_operator_call(graph, aten.max, [values["x"], values["i"]])
     assert isinstance(outputs, tuple) and [v.type for v in outputs] == [TENSOR, TENSOR]
 
 
 def test_varargs_schema_takes_the_remaining_arguments():
     graph, values = graph_with_inputs("x: Tensor, i: int")
-    printed = emit_builtin_call(graph, prim.Print, [values["x"], values["i"], "a"])
+    printed = insert_operator_call(graph, prim.Print, [values["x"], values["i"], "a"])
     assert printed == ()
     node = graph.return_node.prev
     assert node.kind is prim.Print and len(node.inputs) == 3
-    formatted = emit_builtin_call(graph, aten.format, ["{} {}", values["x"], values["i"]])
+    formatted = insert_operator_call(graph, aten.format, ["{} {}", values["x"], values["i"]])
     assert formatted.type == STR and len(formatted.node.inputs) == 3
 
 
@@ -427,17 +427,17 @@ def test_type_variables_bind_and_evaluate():
 
 def test_append_getitem_len_resolve_the_element_type():
     graph, values = graph_with_inputs("l: List[str], s: str, i: int")
-    appended = emit_builtin_call(graph, aten.append, [values["l"], values["s"]])
+    appended = insert_operator_call(graph, aten.append, [values["l"], values["s"]])
     assert appended.type == ListType(STR)
-    assert emit_builtin_call(graph, aten.__getitem__, [values["l"], values["i"]]).type == STR
-    assert emit_builtin_call(graph, aten.len, [values["l"]]).type == INT
+    assert insert_operator_call(graph, aten.__getitem__, [values["l"], values["i"]]).type == STR
+    assert insert_operator_call(graph, aten.len, [values["l"]]).type == INT
     with pytest.raises(SchemaError, match="Could not match type int to t in argument 'el'"):
-        emit_builtin_call(graph, aten.append, [values["l"], values["i"]])
+        insert_operator_call(graph, aten.append, [values["l"], values["i"]])
 
 
 def test_dict_type_variables():
     graph, values = graph_with_inputs("d: Dict[str, Tensor]")
-    assert emit_builtin_call(graph, aten.values, [values["d"]]).type == ListType(TENSOR)
+    assert insert_operator_call(graph, aten.values, [values["d"]]).type == ListType(TENSOR)
 
 
 def test_none_fits_an_optional_type_variable_when_a_node_is_matched():
@@ -470,7 +470,7 @@ def test_blocklisted_view_dtype_is_never_chosen():
     graph, values = graph_with_inputs("x: Tensor, i: int")
     node = graph.insert_node(graph.create(aten.view, [values["x"], values["i"]]))
     assert find_schema_for_node(node) is None
-    emitted = emit_builtin_call(graph, aten.view, [values["x"], values["i"]])
+    emitted = insert_operator_call(graph, aten.view, [values["x"], values["i"]])
     assert str(find_schema_for_node(emitted.node)) == "aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)"
 
 
@@ -484,11 +484,11 @@ def test_graph_insert_and_node_schema_use_matching():
 
 def test_insertion_before_a_node_and_rollback_there():
     graph, values = graph_with_inputs("x: Tensor, i: int")
-    last = emit_builtin_call(graph, aten.neg, [values["x"]])
+    last = insert_operator_call(graph, aten.neg, [values["x"]])
     with graph.insert_point_guard(last.node):
-        emit_builtin_call(graph, aten.zeros, [values["i"], 3])
+        insert_operator_call(graph, aten.zeros, [values["i"], 3])
         with pytest.raises(SchemaError):
-            emit_builtin_call(graph, aten.zeros, [values["i"], 2.5])
+            insert_operator_call(graph, aten.zeros, [values["i"], 2.5])
     kinds = inserted_kinds(graph)
     assert kinds[-1] == "aten::neg" and kinds.count("aten::zeros") == 1
     assert kinds.count("prim::ListConstruct") == 1

@@ -29,7 +29,7 @@ from tsjit.ir.constants import INT64_MAX, constant_of
 from tsjit.ir.graph import Value
 from tsjit.ir.schema import FunctionSchema
 from tsjit.ir.symbols import Symbol, aten, prim
-from tsjit.ops.matching import match_schemas, match_schemas_without_conversions, pin_overload
+from tsjit.ops.matching import insert_matched_node, match_schemas, match_schemas_without_conversions, pin_overload
 from tsjit.ops.registry import get_operators
 
 # spelled as strings: inside a class body `aten.__range_length` would be name-mangled
@@ -123,10 +123,7 @@ def try_convert_to_type(graph, concrete: T.Type, value: Value, allow_conversions
 def insert_matched_call(graph, loc, symbol: Symbol, matched, exact: FunctionSchema | None = None) -> Value:
     """The node calling `symbol` with a matched call's inputs, and its result; `exact`: the node calls exactly
     that overload (`torch.ops.aten.clamp.Tensor(...)`), pinned to it where its input types would pick another."""
-    node = graph.insert_node(graph.create(symbol, matched.inputs, 0))
-    node.source_range = loc
-    for return_type in matched.return_types:
-        node.add_output(return_type)
+    node = insert_matched_node(graph, symbol, matched, loc)
     if exact is not None:
         pin_overload(node, exact)
     if len(node.outputs) == 1:

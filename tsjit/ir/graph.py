@@ -729,7 +729,7 @@ class Graph:
         `graph.insert(aten.add, (x, 3))` picks `aten::add.Tensor` for a Tensor `x` (seed: "Graph manipulation").
         Returns the output Value (a tuple of Values when the operator has several outputs).
         """
-        return operator_hook.emit_builtin_call(self, op, args, kwargs or {}, source_range=source_range)
+        return operator_hook.insert_operator_call(self, op, args, kwargs or {}, source_range=source_range)
 
     def insert_constant(self, value: Any, type_=None, source_range=None) -> Value:
         """A prim::Constant holding `value`, inserted at the insertion point."""

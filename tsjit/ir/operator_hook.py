@@ -30,11 +30,11 @@ def node_matches_schema(node: Node, schema: FunctionSchema) -> bool:
     return matching.node_matches_schema(node, schema)
 
 
-def emit_builtin_call(graph: Graph, op: Any, args: Any, kwargs: dict[str, Any], source_range: Any = None) -> Any:
-    """Insert a call of builtin `op` (see tsjit.ops.matching.emit_builtin_call)."""
+def insert_operator_call(graph: Graph, op: Any, args: Any, kwargs: dict[str, Any], source_range: Any = None) -> Any:
+    """Insert a call of operator `op` (see tsjit.ops.matching.insert_operator_call)."""
     from tsjit.ops import matching  # breaks a real cycle: ops imports ir
 
-    return matching.emit_builtin_call(graph, op, args, kwargs, source_range=source_range)
+    return matching.insert_operator_call(graph, op, args, kwargs, source_range=source_range)
 
 
 def is_conservative(schema: FunctionSchema) -> bool:

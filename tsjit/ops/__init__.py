@@ -3,7 +3,7 @@
 - `tsjit.ops.registry`: `Operator` (a FunctionSchema plus its Operation), `register_operator`,
   `get_operators`, `find_operator`. PyTorch's schemas are loaded lazily, one operator name at a time.
 - `tsjit.ops.matching`: TorchScript's schema matching and implicit conversions (`match_schemas`,
-  `emit_builtin_call`) and the schema of an existing node (`find_schema_for_node`).
+  `insert_operator_call`) and the schema of an existing node (`find_schema_for_node`).
 """
 
 from tsjit.ops.registry import get_operators, register_operator

@@ -3,7 +3,7 @@
 This is the one home of TorchScript's schema matching (torch/csrc/jit/frontend/schema_matching.cpp and
 `Node::matches`). It answers two questions:
 
-- At a call site (`emit_builtin_call`, `match_schemas`): given arguments (graph Values or plain Python
+- At a call site (`insert_operator_call`, `match_schemas`): given arguments (graph Values or plain Python
   values) and keyword arguments, pick the first schema that accepts them, inserting the constants, lists
   and conversions the call needs. Like TorchScript, every candidate is tried without implicit conversions
   before any is tried with them, so `x + 1` picks `aten::add.Scalar` rather than converting for an
@@ -81,9 +81,11 @@ class MatchedSchema:
 
 
 # ---- call sites --------------------------------------------------------------------------------------------
-def emit_builtin_call(graph: Graph, op: Symbol | str, args: Sequence[Any] = (),
-                      kwargs: Mapping[str, Any] | None = None, *, self: Any = None, source_range=None):
-    """Insert a call of operator `op` at the graph's insertion point, choosing its overload by the arguments.
+def insert_operator_call(graph: Graph, op: Symbol | str, args: Sequence[Any] = (),
+                         kwargs: Mapping[str, Any] | None = None, *, self: Any = None, source_range=None):
+    """Insert a call of operator `op` at the graph's insertion point, choosing its overload by the arguments
+    (what `Graph.insert` does). Registered operators only: the script frontend's emit_builtin_call
+    (frontend/sugared_value.py, TorchScript's emitBuiltinCall) also offers the builtins written in TorchScript.
 
     Returns the output Value, a tuple of Values for several outputs, or `()` for none.
     """
@@ -93,11 +95,17 @@ def emit_builtin_call(graph: Graph, op: Symbol | str, args: Sequence[Any] = (),
         raise SchemaError(unknown_operator_message(kind) + _call_site(source_range))
     schemas = [operator.schema for operator in operators]
     _, matched = match_schemas(schemas, graph, args, kwargs, self=self, source_range=source_range)
+    node = insert_matched_node(graph, kind, matched, source_range)
+    return node.outputs[0] if len(node.outputs) == 1 else node.outputs
+
+
+def insert_matched_node(graph: Graph, kind: Symbol, matched: MatchedSchema, source_range=None) -> Node:
+    """The node calling `kind` with a matched call's inputs, typed by its return types, at the insertion point."""
     node = graph.insert_node(graph.create(kind, matched.inputs, 0))
     node.source_range = source_range
     for return_type in matched.return_types:
         node.add_output(return_type)
-    return node.outputs[0] if len(node.outputs) == 1 else node.outputs
+    return node
 
 
 def match_schemas(schemas: Sequence[FunctionSchema], graph: Graph, args: Sequence[Any] = (),
@@ -309,9 +317,9 @@ class _Attempt:
     def convert_implicitly(self, concrete: Type, value: Value) -> Value:
         conversion = _IMPLICIT_CONVERSIONS.get((_conversion_source(value.type), concrete))
         if conversion is not None:
-            value = emit_builtin_call(self.graph, conversion, [value])
+            value = insert_operator_call(self.graph, conversion, [value])
         if value.type.is_subtype_of(StringType.get()) and concrete.is_subtype_of(DeviceType.get()):
-            value = emit_builtin_call(self.graph, aten.device, [value])
+            value = insert_operator_call(self.graph, aten.device, [value])
         return value
 
     # -- building values --

@@ -202,11 +202,15 @@ def report() -> str:
     wrong = against_order(found)
     lines = [f"imports of tsjit modules: {len(top)} at module level, {len(in_functions)} in functions, "
              f"{len(checking)} under TYPE_CHECKING",
+             "function-level imports (any module) without a reason comment: "
+             f"{len(unexplained_function_level_imports())}",
              f"module edges against DESIGN's order: {len(wrong)} ({len(wrong - set(ALLOWED))} not allowlisted)"]
     lines += [f"  {source} -> {target}" for source, target in sorted(wrong)]
     for label, with_functions in (("module-level imports only", False), ("all imports", True)):
         components = cycles(runtime_edges(found, with_functions))
-        lines.append(f"cycles ({label}): {len(components)}, sizes {[len(c) for c in components]}")
+        crossing = sum(len({layer(m) for m in c}) > 1 for c in components)
+        lines.append(f"cycles ({label}): {len(components)}, sizes {[len(c) for c in components]}, "
+                     f"{crossing} across folders")
         lines += [f"  {' '.join(component)}" for component in components]
     return "\n".join(lines)
 
@@ -220,6 +224,24 @@ def test_imports_follow_design_order():
 def test_allowlist_is_short_and_used():
     assert len(ALLOWED) <= 5
     assert set(ALLOWED) <= against_order(imports()), "an allowlisted edge no longer exists: remove it"
+
+
+def unexplained_function_level_imports() -> list[str]:
+    """Imports inside functions (of any module) without a comment saying which cycle they break or what
+    expensive import they defer, on their line or the line above."""
+    found = []
+    for path in all_modules().values():
+        text = path.read_text()
+        lines = text.splitlines()
+        for node, in_function, _ in _walk(ast.parse(text), False, False):
+            said = lines[node.end_lineno - 1] + lines[node.lineno - 2]
+            if in_function and "breaks a real cycle" not in said and "deferred:" not in said:
+                found.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
+    return found
+
+
+def test_function_level_imports_say_why():
+    assert unexplained_function_level_imports() == []
 
 
 def test_no_import_cycle_crosses_a_layer():

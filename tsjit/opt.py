@@ -19,7 +19,9 @@ import sys
 from collections.abc import Callable
 
 from tsjit.errors import TsjitError
+from tsjit.ir.parser import parse_ir
 from tsjit.passes import registry
+from tsjit.passes.pass_runner import run_pass
 
 
 def resolve_passes(names: list[str]) -> list[Callable[..., bool]]:
@@ -66,9 +68,6 @@ def main(argv: list[str] | None = None) -> int:
         text = sys.stdin.read() if args.file == "-" else _read(args.file)
     except (OSError, UnicodeDecodeError) as error:
         return _fail(f"cannot read {args.file}: {getattr(error, 'strerror', None) or error}", 2)
-    from tsjit.ir.parser import parse_ir
-    from tsjit.passes.pass_runner import run_pass
-
     try:
         graph = parse_ir(text)
     except TsjitError as error:

@@ -46,7 +46,9 @@ from tsjit.ir import types as T
 from tsjit.ir.graph import Graph
 from tsjit.ir.objects import Object
 from tsjit.ir.schema import FunctionSchema
+from tsjit.passes.inliner import inline_calls
 from tsjit.runtime.function import runtime_function
+from tsjit.serialization import function_code
 
 
 class ScriptFunction:
@@ -78,8 +80,6 @@ class ScriptFunction:
     @property
     def inlined_graph(self) -> Graph:
         """The graph with the functions it calls inlined (what `torch._C._jit_pass_inline` shows)."""
-        from tsjit.passes.inliner import inline_calls
-
         graph = self.graph.copy()
         inline_calls(graph)
         return graph
@@ -121,8 +121,6 @@ class ScriptFunction:
     @property
     def code(self) -> str:
         """The function's TorchScript source, as torch.jit's `.code` prints it (the Python printer)."""
-        from tsjit.serialization import function_code
-
         return function_code(self)
 
     def graph_for(self, *args: Any, **kwargs: Any) -> Graph:

@@ -60,7 +60,9 @@ from tsjit.ir import types as T
 from tsjit.ir.graph import Graph
 from tsjit.ir.objects import Object
 from tsjit.ir.schema import FunctionSchema
+from tsjit.passes.inliner import inline_calls
 from tsjit.runtime.function import runtime_function
+from tsjit.serialization import method_code
 
 
 # ==============================================================================================================
@@ -214,15 +216,11 @@ class ScriptMethod:
     @property
     def code(self) -> str:
         """The method's TorchScript source, as torch.jit's `.code` prints it."""
-        from tsjit.serialization import method_code
-
         return method_code(self.function)
 
     @property
     def inlined_graph(self) -> Graph:
         """The graph with every method and function it calls inlined (`torch._C._jit_pass_inline`)."""
-        from tsjit.passes.inliner import inline_calls
-
         graph = self.graph.copy()
         inline_calls(graph)
         return graph

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 import threading
 
+from tsjit.frontend.ir_emitter import compile_source
+from tsjit.frontend.resolver import NativeResolver
 from tsjit.ir.symbols import Symbol
 
 SCALAR_OPERATORS = """
@@ -141,9 +143,6 @@ class _Registry:
         return self.functions[symbol]
 
     def _parse(self, index: int) -> list:
-        from tsjit.frontend.ir_emitter import compile_source
-        from tsjit.frontend.resolver import NativeResolver
-
         if index not in self.parsed:
             self.parsed[index] = compile_source(self.sources[index][1], NativeResolver())
         return self.parsed[index]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from tsjit import log
 from tsjit.frontend.lift_closures import inline_forked_closures, lift_closures
+from tsjit.frontend.sugared_value import emit_builtin_call
 from tsjit.ir.constants import INT64_MAX, constant_of
 from tsjit.ir.graph import Block, Graph, Node
 from tsjit.ir.symbols import aten, prim
@@ -79,8 +80,6 @@ def _is_modified_loop(node: Node) -> bool:
 
 
 def _to_while_loop(node: Node) -> None:
-    from tsjit.frontend.sugared_value import emit_builtin_call
-
     graph, body = node.owning_graph, node.blocks[0]
     with graph.insert_point_guard(node):
         zero, one = graph.insert_constant(0), graph.insert_constant(1)

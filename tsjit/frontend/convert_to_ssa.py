@@ -25,6 +25,7 @@ in these steps:
 
 from __future__ import annotations
 
+from tsjit.frontend.environment import meaningful_name
 from tsjit.frontend.exit_transform import transform_exits
 from tsjit.ir import types as T
 from tsjit.ir.graph import Block, Graph, Node, Value
@@ -146,8 +147,6 @@ def _add_block_output(block: Block, type_: T.Type, name: str) -> None:
 
 
 def _add_node_output(node: Node, type_: T.Type, name: str) -> None:
-    from tsjit.frontend.environment import meaningful_name
-
     output = node.add_output(type_)
     if meaningful_name(name):
         output.set_debug_name(name)

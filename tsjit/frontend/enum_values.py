@@ -50,7 +50,8 @@ def is_enum_class(obj: Any) -> bool:
 
 def enum_type_of(py_class: type, loc=None) -> T.EnumType:
     """The EnumType of a Python Enum class, made once per class; errors point at `loc` when there is one."""
-    from tsjit.frontend.concrete_module_type import claim_qualified_name, qualified_class_name  # imports the resolver
+    # breaks a real cycle: concrete_module_type -> resolver -> enum_values
+    from tsjit.frontend.concrete_module_type import claim_qualified_name, qualified_class_name
 
     with _lock:
         found = _enum_types.get(py_class)

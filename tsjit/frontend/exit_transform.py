@@ -312,6 +312,7 @@ def _inline_consecutive_if(node: Node) -> bool:
     else_value = constant_of(node.blocks[1].outputs[offset])
     if NOT_CONSTANT in (then_value, else_value) or bool(then_value) == bool(else_value):
         return False
+    # breaks a real cycle: convert_to_ssa imports this module
     from tsjit.frontend.convert_to_ssa import clone_block_into
 
     for first_block, value in zip(node.blocks, (then_value, else_value)):

@@ -40,12 +40,19 @@ from typing import Any
 
 from tsjit import garbage_collection
 from tsjit.errors import CompileError
+from tsjit.frontend.cleanup_passes import run_cleanup_passes
+from tsjit.frontend.convert_to_ssa import convert_to_ssa
 from tsjit.frontend.environment import Environment, meaningful_name
+from tsjit.frontend.indexing import emit_int_and_slice_indexing
+from tsjit.frontend.parser import parse_definitions
+from tsjit.frontend.python_ast import get_jit_def
 from tsjit.frontend.resolver import FunctionTableResolver, PythonResolver, Resolver
 from tsjit.frontend.script_type_parser import ScriptTypeParser
 from tsjit.frontend.sugared_value import (
+    BuiltinFunction,
     ExceptionMessageValue,
     ExceptionValue,
+    MagicMethod,
     MethodValue,
     SimpleValue,
     SliceValue,
@@ -96,7 +103,13 @@ from tsjit.ir.constants import INT64_MAX, NOT_CONSTANT, constant_of, must_be_non
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.schema import Argument, FunctionSchema
 from tsjit.ir.symbols import Symbol, aten, prim
+from tsjit.ir.types import _standardize_union
+from tsjit.passes.constant_pooling import constant_pooling
+from tsjit.passes.constant_propagation import constant_propagation_immutable_types, run_node_if_inputs_are_constant
+from tsjit.passes.inliner import inline_calls
+from tsjit.passes.peephole import peephole_optimize
 from tsjit.source import lexer as lx
+from tsjit.source.source_range import Source
 
 
 # ==============================================================================================================
@@ -154,11 +167,6 @@ class GraphFunction:
     def optimized_graph(self) -> Graph:
         """A copy with calls inlined, peephole rules applied, constants folded and pooled: what inlining into
         callers copies and what runs (C++ GraphFunction::optimized_graph / preoptimizeGraph)."""
-        from tsjit.passes.constant_pooling import constant_pooling
-        from tsjit.passes.constant_propagation import constant_propagation_immutable_types
-        from tsjit.passes.inliner import inline_calls
-        from tsjit.passes.peephole import peephole_optimize
-
         self.ensure_defined()
         if self._optimized is None:
             with garbage_collection.paused():
@@ -173,7 +181,7 @@ class GraphFunction:
     def __call__(self, *args: Any) -> Any:
         """Run the optimized graph on the runtime: how a runtime Object calls its methods (`obj.__enter__()`
         for prim::Enter, a method called from Python)."""
-        from tsjit.runtime.function import runtime_function  # the allowlisted edge up to runtime (see its test)
+        from tsjit.runtime.function import runtime_function  # deferred: the one allowlisted edge up to runtime
 
         return runtime_function(self)(*args)
 
@@ -183,8 +191,6 @@ class GraphFunction:
 
 def python_function_definition(fn) -> tuple[Def, Resolver, dict[str, Any]]:
     """The Def, resolver and default values `torch.jit.script` uses for a Python function."""
-    from tsjit.frontend.python_ast import get_jit_def
-
     definition = get_jit_def(fn, fn.__name__)
     defaults = {name: p.default for name, p in inspect.signature(fn).parameters.items()
                 if p.default is not inspect.Parameter.empty}
@@ -196,9 +202,6 @@ def compile_source(source, resolver: Resolver, prefix: str | None = None) -> lis
 
     They compile lazily; `ensure_defined()` compiles one (and what it calls).
     """
-    from tsjit.frontend.parser import parse_definitions
-    from tsjit.source.source_range import Source
-
     if isinstance(source, str):
         source = Source(textwrap.dedent(source), "<string>", 1)
     table: dict[str, GraphFunction] = {}
@@ -304,9 +307,6 @@ class FunctionEmitter:
         self.temp_name_count = 0
 
     def emit(self) -> FunctionSchema:
-        from tsjit.frontend.cleanup_passes import run_cleanup_passes
-        from tsjit.frontend.convert_to_ssa import convert_to_ssa
-
         definition = self.function.definition
         self.push_frame(self.graph.block, starts_def=True)
         if self.function.self_binding is not None and not definition.decl.params:
@@ -412,7 +412,7 @@ class FunctionEmitter:
         pass
 
     def emit_nested_def(self, statement: Def) -> None:
-        from tsjit.frontend.closures import emit_nested_def
+        from tsjit.frontend.closures import emit_nested_def  # breaks a real cycle: closures imports this module
 
         emit_nested_def(self, statement)
 
@@ -730,8 +730,6 @@ class FunctionEmitter:
 
     def _gather_isinstance_types(self, classinfo: Expr) -> list[T.Type]:
         """The types of `isinstance(x, (A, B))`, flattened and in canonical Union order."""
-        from tsjit.ir.types import _standardize_union
-
         return list(_standardize_union(self._classinfo_types(classinfo)))
 
     def _classinfo_types(self, classinfo: Expr) -> list[T.Type]:
@@ -1101,8 +1099,6 @@ class FunctionEmitter:
 
     def emit_unary_op(self, expr: Expr, type_hint: T.Type | None = None) -> Value:
         """`-x` and `~x`; on a constant the result is folded into a constant."""
-        from tsjit.passes.constant_propagation import run_node_if_inputs_are_constant
-
         magic, symbol = UNARY_OPERATORS[expr.kind]
         operand = self.emit_expr(expr.operand)
         value = _magic(magic, symbol).call(expr.range, self, [operand], {}, 0).as_value(expr.range, self)
@@ -1326,7 +1322,7 @@ class FunctionEmitter:
         return callee.call(apply.callee.range, self, args, kwargs, n_binders)
 
     def emit_apply_special_form(self, form: Symbol, apply: Apply, type_hint: T.Type | None) -> SugaredValue:
-        from tsjit.frontend import special_forms
+        from tsjit.frontend import special_forms  # breaks a real cycle: special_forms -> closures -> ir_emitter
 
         emit = special_forms.SPECIAL_FORMS.get(form)
         if emit is None:
@@ -1424,8 +1420,6 @@ class FunctionEmitter:
 
     def emit_int_and_slice_indexing(self, loc, sliceable: Value, subscripts: list[Expr]
                                     ) -> tuple[Value, list[Value]]:
-        from tsjit.frontend.indexing import emit_int_and_slice_indexing
-
         return emit_int_and_slice_indexing(self, loc, sliceable, subscripts)
 
     # ---- dispatch tables ---------------------------------------------------------------------------------------
@@ -1472,8 +1466,6 @@ def aug_op(statement: AugAssign, type_: T.Type) -> Symbol:
 
 
 def _magic(name: str, symbol: Symbol):
-    from tsjit.frontend.sugared_value import BuiltinFunction, MagicMethod
-
     return MagicMethod(name, BuiltinFunction(symbol))
 
 

@@ -51,6 +51,7 @@ class OperatorNamespace(SugaredValue):
         return f"operator namespace '{self.namespace}'"
 
     def attr(self, loc, emitter, field: str) -> SugaredValue:
+        # breaks a real cycle: builtin_functions -> resolver -> operator_values
         from tsjit.frontend.builtin_functions import builtin_functions_for
 
         symbol = Symbol.create(self.namespace, field)

@@ -33,13 +33,18 @@ import threading
 import typing
 import warnings
 import weakref
+from collections import OrderedDict
 from typing import Any
 
 import torch
+import torch.backends.cudnn as cudnn
+from torch.nn.modules.utils import _list_with_default, _pair, _quadruple, _single, _triple
 
-from tsjit.errors import CompileError
+from tsjit.errors import CompileError, SchemaError
+from tsjit.frontend import torch_tracing_flags
 from tsjit.frontend.enum_values import enum_class_value, enum_member_value, enum_type_hook
 from tsjit.frontend.operator_values import operator_value
+from tsjit.frontend.python_ast import build_definitions
 from tsjit.frontend.sugared_value import (
     BuiltinFunction,
     BuiltinModule,
@@ -56,7 +61,9 @@ from tsjit.frontend.sugared_value import (
 )
 from tsjit.ir import types as T
 from tsjit.ir.constants import NOT_CONSTANT, constant_of
+from tsjit.ir.schema import Argument, FunctionSchema
 from tsjit.ir.symbols import Symbol, aten, prim
+from tsjit.ops.matching import match_schemas
 
 
 class Resolver:
@@ -314,7 +321,7 @@ CLASS_VALUE_HOOKS: list = []
 def load_class_frontend() -> None:
     """Import the script-class frontend (which fills CLASS_VALUE_HOOKS and TYPE_HOOKS) before the first class
     is resolved; it builds on this module, so it cannot be imported at the top."""
-    import tsjit.frontend.script_class  # noqa: F401
+    import tsjit.frontend.script_class  # noqa: F401  (breaks a real cycle: script_class imports this module)
 
 
 class PythonValue(SugaredValue):
@@ -340,9 +347,6 @@ class PythonValue(SugaredValue):
     def call(self, loc, emitter, args: list, kwargs: dict, n_binders: int = 1) -> SugaredValue:
         if not callable(self.obj) or inspect.isclass(self.obj):
             raise CompileError(f"cannot call a {self.kind()}", loc)
-        from tsjit.errors import SchemaError
-        from tsjit.ops.matching import match_schemas
-
         schema = python_signature(self.obj, len(args), n_binders, loc)
         graph = emitter.graph
         try:
@@ -434,13 +438,6 @@ _builtin_lock = threading.Lock()
 
 def _explicit_builtins() -> list[tuple[Any, str]]:
     """torch.jit._builtins' explicit table (torch 2.13), in its order."""
-    from collections import OrderedDict
-
-    import torch.backends.cudnn as cudnn
-    from torch.nn.modules.utils import _list_with_default, _pair, _quadruple, _single, _triple
-
-    from tsjit.frontend import torch_tracing_flags  # torch._C._get_tracing_state may be replaced while tracing
-
     pairs: list[tuple[Any, str]] = [
         (_pair, "aten::_pair"), (_quadruple, "aten::_quadruple"), (_single, "aten::_single"),
         (_triple, "aten::_triple"), (_list_with_default, "aten::list_with_default"), (OrderedDict, "aten::dict"),
@@ -554,6 +551,7 @@ def compiled_function_for(fn, loc=None):
 
     A function met again while it is being compiled calls itself, which TorchScript rejects.
     """
+    # breaks a real cycle: ir_emitter imports this module
     from tsjit.frontend.ir_emitter import GraphFunction, python_function_definition
 
     with _compile_lock:
@@ -575,6 +573,7 @@ def compiled_overloads_for(fn, loc=None) -> list:
     The declarations are found in `fn`'s module source: same-named top-level functions decorated with
     `overload` / `_overload` (torch.nn.functional.interpolate has several).
     """
+    # breaks a real cycle: ir_emitter imports this module
     from tsjit.frontend.ir_emitter import GraphFunction, python_function_definition
 
     with _compile_lock:
@@ -594,8 +593,6 @@ def compiled_overloads_for(fn, loc=None) -> list:
 
 def overload_declarations(fn) -> list:
     """The Defs of the `@overload`-decorated declarations of module-level function `fn`."""
-    from tsjit.frontend.python_ast import build_definitions
-
     if "<locals>" in fn.__qualname__ or "." in fn.__qualname__:
         return []
     try:
@@ -673,8 +670,6 @@ def python_signature(fn, n_args: int, n_binders: int, loc):
     its annotations, or Tensors everywhere (with as many results as the call site unpacks). `*args` stands for
     the rest of the call's positional arguments, each of type Any (`Function.apply(cls, *args)`); `**kwargs`
     for nothing."""
-    from tsjit.ir.schema import Argument, FunctionSchema
-
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError):

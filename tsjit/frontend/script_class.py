@@ -27,6 +27,7 @@ The resolver reaches this module through its CLASS_VALUE_HOOKS and TYPE_HOOKS, w
 
 from __future__ import annotations
 
+import enum
 import inspect
 import threading
 import weakref
@@ -38,6 +39,8 @@ from tsjit.errors import CompileError
 from tsjit.frontend import resolver
 from tsjit.frontend.concrete_module_type import claim_qualified_name, is_ignored, qualified_class_name
 from tsjit.frontend.interfaces import is_interface_class
+from tsjit.frontend.ir_emitter import GraphFunction
+from tsjit.frontend.python_ast import get_jit_def
 from tsjit.frontend.sugared_value import MethodValue, SimpleValue, SugaredValue, insert_node
 from tsjit.ir import types as T
 from tsjit.ir.graph import Value
@@ -74,8 +77,6 @@ def is_script_class_candidate(obj: Any) -> bool:
 
 
 def _is_enum(obj: type) -> bool:
-    import enum
-
     return issubclass(obj, enum.Enum)
 
 
@@ -128,9 +129,6 @@ def _define_methods(py_class: type, class_type: T.ClassType) -> None:
 
 
 def _define_method(class_type: T.ClassType, name: str, function: Any) -> str:
-    from tsjit.frontend.ir_emitter import GraphFunction
-    from tsjit.frontend.python_ast import get_jit_def
-
     definition = get_jit_def(function, name, self_name=class_type.name)
     defaults = {n: p.default for n, p in inspect.signature(function).parameters.items()
                 if p.default is not inspect.Parameter.empty}

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from tsjit.errors import CompileError
+from tsjit.frontend.parser import parse_expression
 from tsjit.frontend.tree_views import (
     Const,
     Decl,
@@ -77,8 +78,6 @@ class ScriptTypeParser:
 
     def _parse_string_annotation(self, literal: StringLiteral) -> T.Type:
         """A forward reference: `x: "List[int]"` is parsed as the expression inside the string."""
-        from tsjit.frontend.parser import parse_expression
-
         try:
             expr = parse_expression(literal.text)
         except CompileError:
@@ -182,7 +181,7 @@ class ScriptTypeParser:
         return values
 
     def _run_defaults(self, definition: Def, params: list[Param]) -> tuple:
-        from tsjit.frontend.ir_emitter import GraphFunction
+        from tsjit.frontend.ir_emitter import GraphFunction  # breaks a real cycle: ir_emitter imports this module
 
         if self.resolver is None:
             raise CompileError("Default values must be constants", params[0].default_value.range)

@@ -27,10 +27,19 @@ from tsjit.errors import CompileError, SchemaError
 from tsjit.ir import types as T
 from tsjit.ir.constants import INT64_MAX, constant_of
 from tsjit.ir.graph import Value
-from tsjit.ir.schema import FunctionSchema
+from tsjit.ir.schema import Argument, FunctionSchema
 from tsjit.ir.symbols import Symbol, aten, prim
-from tsjit.ops.matching import insert_matched_node, match_schemas, match_schemas_without_conversions, pin_overload
+from tsjit.ops.matching import (
+    _Attempt,
+    eval_type_variables,
+    insert_matched_node,
+    match_schemas,
+    match_schemas_without_conversions,
+    match_type_variables,
+    pin_overload,
+)
 from tsjit.ops.registry import get_operators
+from tsjit.passes.inliner import insert_graph
 
 # spelled as strings: inside a class body `aten.__range_length` would be name-mangled
 RANGE_LENGTH, DERIVE_INDEX = Symbol("aten::__range_length"), Symbol("aten::__derive_index")
@@ -89,6 +98,7 @@ def emit_builtin_call(graph, loc, symbol: Symbol | str, args: Sequence[Any] = ()
     `add(a: int, b: Tensor)`, which is how `1 + x` works) are candidates; one of those is inlined. They come
     after the operators, so they are compiled only when no operator accepts the call without conversions.
     """
+    # breaks a real cycle: builtin_functions -> ir_emitter -> sugared_value
     from tsjit.frontend.builtin_functions import builtin_functions_for
 
     symbol = Symbol(symbol)
@@ -106,8 +116,6 @@ def emit_builtin_call(graph, loc, symbol: Symbol | str, args: Sequence[Any] = ()
     except SchemaError as error:
         raise CompileError(str(error).rstrip("\n") + "\n\nThe original call is", loc) from None
     if index >= len(operators):
-        from tsjit.passes.inliner import insert_graph
-
         return insert_graph(graph, functions[index - len(operators)].graph, matched.inputs)[0]
     return insert_matched_call(graph, loc, symbol, matched)
 
@@ -115,8 +123,6 @@ def emit_builtin_call(graph, loc, symbol: Symbol | str, args: Sequence[Any] = ()
 def try_convert_to_type(graph, concrete: T.Type, value: Value, allow_conversions: bool = True) -> Value:
     """`value` converted towards `concrete` as overload matching would (C++ tryConvertToType): T for
     Optional[T], homogeneous tuples to lists, implicit number conversions. The caller checks the result."""
-    from tsjit.ops.matching import _Attempt
-
     return _Attempt(None, graph, allow_conversions, None).convert(concrete, value)
 
 
@@ -250,7 +256,7 @@ class SimpleValue(SugaredValue):
         if isinstance(value_type, T.ClassType | T.InterfaceType):
             return class_field(self.value, loc, emitter, field)
         if isinstance(value_type, T.EnumType):
-            from tsjit.frontend.enum_values import enum_field
+            from tsjit.frontend.enum_values import enum_field  # breaks a real cycle: enum_values imports this module
 
             return enum_field(self.value, loc, emitter, field)
         return None
@@ -431,8 +437,6 @@ class BuiltinFunction(SugaredValue):
     @classmethod
     def try_create(cls, symbol: Symbol, self_value: Value | None) -> BuiltinFunction | None:
         """The builtin if some overload has a `self` argument that `self_value` fits (C++ tryCreate)."""
-        from tsjit.ops.matching import eval_type_variables, match_type_variables
-
         for operator in get_operators(symbol):
             index = operator.schema.argument_index("self")
             if index is None:
@@ -763,8 +767,6 @@ class NamedTupleConstructor(SugaredValue):
         return "NamedTuple"
 
     def call(self, loc, emitter, args: list, kwargs: dict, n_binders: int = 1) -> SugaredValue:
-        from tsjit.ir.schema import Argument, FunctionSchema
-
         fields = zip(self.tuple_type.names, self.tuple_type.elements)
         arguments = [Argument(name, type_, **({"default_value": self.defaults[name]} if name in self.defaults
                                                 else {})) for name, type_ in fields]
@@ -822,6 +824,7 @@ class BuiltinModule(SugaredValue):
         if field == "autograd":
             return BuiltinModule("aten")
         if field == "ops" and self.namespace == "aten":
+            # breaks a real cycle: operator_values imports this module
             from tsjit.frontend.operator_values import OperatorNamespaces
 
             return OperatorNamespaces()

@@ -335,6 +335,7 @@ class Node:
 
     def matches(self, schema_text: str) -> bool:
         """Whether this node's kind and input types fit the schema written as text."""
+        # deferred: imports torch, and `import tsjit` (which loads this module) stays torch-free
         from tsjit.ir.schema import parse_schema
 
         schema = parse_schema(schema_text)
@@ -348,6 +349,7 @@ class Node:
 
     def get(self, name: str) -> Any:
         """The constant value of input `name`, or None when it is not a constant."""
+        # deferred: imports torch, and `import tsjit` (which loads this module) stays torch-free
         from tsjit.ir.constants import constant_value
 
         value = self.named_input(name)
@@ -733,6 +735,7 @@ class Graph:
 
     def insert_constant(self, value: Any, type_=None, source_range=None) -> Value:
         """A prim::Constant holding `value`, inserted at the insertion point."""
+        # deferred: imports torch, and `import tsjit` (which loads this module) stays torch-free
         from tsjit.ir.constants import create_constant
 
         node = self.insert_node(create_constant(self, value, type_))
@@ -772,6 +775,7 @@ class Graph:
 
     def lint(self) -> bool:
         """Check every invariant of the IR; raise IRError naming the offending node otherwise."""
+        # deferred: imports torch, and `import tsjit` (which loads this module) stays torch-free
         from tsjit.ir.lint import lint_graph
 
         lint_graph(self)
@@ -781,6 +785,7 @@ class Graph:
         sys.stdout.write(str(self))
 
     def __str__(self) -> str:
+        # deferred: imports torch, and `import tsjit` (which loads this module) stays torch-free
         from tsjit.ir.printer import print_graph
 
         return print_graph(self)
@@ -846,12 +851,14 @@ def _copy_attribute(kind: str, value: Any) -> Any:
 
 
 def _tensor_type():
+    # deferred: imports torch, and `import tsjit` (which loads this module) stays torch-free
     from tsjit.ir.types import TensorType
 
     return TensorType.get()
 
 
 def _node_text(node: Node) -> str:
+    # deferred: imports torch, and `import tsjit` (which loads this module) stays torch-free
     from tsjit.ir.printer import print_node
 
     return print_node(node)

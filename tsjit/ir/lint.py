@@ -16,6 +16,7 @@ The invariants (seed: pytorch-ir-2018.md, "the list is a valid topological order
 from __future__ import annotations
 
 from tsjit.errors import IRError
+from tsjit.ir.printer import print_node
 from tsjit.ir.symbols import prim
 
 _CONTEXT_LINES = 3
@@ -175,8 +176,6 @@ def _describe(graph, node, message: str, detail: str) -> str:
 
 
 def _node_line(node) -> str:
-    from tsjit.ir.printer import print_node
-
     return print_node(node).split("\n", 1)[0].strip()
 
 

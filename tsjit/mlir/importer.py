@@ -48,8 +48,8 @@ _SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*|[0-9]+")
 @functools.lru_cache(maxsize=1)
 def _registry_context():
     """A context with the torch dialect loaded, used to ask which ops this torch-mlir build registers."""
-    from torch_mlir import ir
-    from torch_mlir.dialects import torch as torch_dialect
+    from torch_mlir import ir  # deferred: optional and slow to import (the mlir extra)
+    from torch_mlir.dialects import torch as torch_dialect  # deferred: optional and slow to import (the mlir extra)
 
     context = ir.Context()
     torch_dialect.register_dialect(context)

@@ -76,7 +76,7 @@ def compile_cached(text: str, input_type: str) -> bytes:
 
 
 def _cache_key(text: str, input_type: str) -> str:
-    import iree.compiler.version as version
+    import iree.compiler.version as version  # deferred: optional and slow to import (the mlir extra)
 
     digest = hashlib.sha256()
     for part in (text, input_type, *_FLAGS, version.VERSION):
@@ -85,7 +85,7 @@ def _cache_key(text: str, input_type: str) -> str:
 
 
 def _compile_with_iree(text: str, input_type: str) -> bytes:
-    import iree.compiler as iree_compiler
+    import iree.compiler as iree_compiler  # deferred: optional and slow to import (the mlir extra)
 
     try:
         return iree_compiler.compile_str(text, target_backends=["llvm-cpu"], input_type=input_type,
@@ -123,7 +123,7 @@ def _write_disk_cache(key: str, vmfb: bytes) -> None:
 
 @functools.lru_cache(maxsize=1)
 def _runtime_config():
-    import iree.runtime as runtime
+    import iree.runtime as runtime  # deferred: optional and slow to import (the mlir extra)
 
     return runtime.Config("local-task")
 
@@ -132,7 +132,7 @@ class CompiledProgram:
     """A program loaded into its own IREE context; call it like the TorchScript function."""
 
     def __init__(self, vmfb: bytes, lowered: LoweredModule):
-        import iree.runtime as runtime
+        import iree.runtime as runtime  # deferred: optional and slow to import (the mlir extra)
 
         self.vmfb = vmfb
         self.result_type = lowered.result_type
@@ -165,7 +165,7 @@ def _to_iree(value):
         return int(value) if isinstance(value, bool) else value
     array = value.detach().cpu().contiguous()
     if array.dtype == torch.bfloat16:
-        import ml_dtypes
+        import ml_dtypes  # deferred: optional and slow to import (the mlir extra)
 
         return array.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
     return array.numpy()

@@ -90,7 +90,7 @@ def compile(target, example_args_or_annotations: Sequence = (), output_type: str
 
 def lower(lowered: LoweredModule, output_type: str) -> LoweredModule:
     """A torch-backend-contract module lowered to a backend; `lowered` itself is left as it is."""
-    from torch_mlir import ir
+    from torch_mlir import ir  # deferred: optional and slow to import (the mlir extra)
 
     if lowered.output_type != "torch" or output_type not in OUTPUT_TYPES:
         raise MLIRError(f"cannot lower a {lowered.output_type} module to {output_type}")
@@ -135,8 +135,8 @@ def _bound(annotation: TensorAnnotation) -> str:
 # ---- torch-mlir --------------------------------------------------------------------------------------------
 def parse_module(text: str):
     """A fresh Context with the torch dialect, and `text` parsed (and verified) in it."""
-    from torch_mlir import ir
-    from torch_mlir.dialects import torch as torch_dialect
+    from torch_mlir import ir  # deferred: optional and slow to import (the mlir extra)
+    from torch_mlir.dialects import torch as torch_dialect  # deferred: optional and slow to import (the mlir extra)
 
     context = ir.Context()
     torch_dialect.register_dialect(context)
@@ -149,7 +149,7 @@ def parse_module(text: str):
 
 def run_pipeline(module, pipeline: str, goal: str) -> None:
     """Run one torch-mlir pass pipeline in place; a failure says which op blocked reaching `goal`."""
-    from torch_mlir import ir, passmanager
+    from torch_mlir import ir, passmanager  # deferred: optional and slow to import (the mlir extra)
 
     try:
         passmanager.PassManager.parse(f"builtin.module({pipeline})").run(module.operation)

@@ -21,8 +21,11 @@ import torch
 from tsjit import log
 from tsjit.ir import types as T
 from tsjit.ir.alias_analysis import AliasDb, is_mutable_type
+from tsjit.ir.constants import constant_value, is_wrapped_number
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import aten, prim
+from tsjit.ops import builtins
+from tsjit.ops.matching import find_operator_for_node
 from tsjit.passes.dead_code_elimination import eliminate_dead_code, erase_loop_carried, node_has_side_effects
 
 # never folded: control flow, placeholders, profiling, and what must stay a node
@@ -56,8 +59,6 @@ def constant_propagation(graph: Graph) -> bool:
 
 def run_node_if_inputs_are_constant(node: Node) -> list[Any] | None:
     """The node's outputs computed from its constant inputs, or None if it cannot be run now."""
-    from tsjit.ir.constants import constant_value, is_wrapped_number
-
     if any(v.node.kind is not prim.Constant for v in node.inputs):
         return None
     inputs = [constant_value(v.node) for v in node.inputs]
@@ -82,9 +83,6 @@ def _run(node: Node, inputs: list[Any]) -> list[Any] | None:
     schema = node.maybe_schema()
     if schema is None or schema.is_vararg:
         return None
-    from tsjit.ops import builtins
-    from tsjit.ops.matching import find_operator_for_node
-
     builtins.load()  # the JIT-only operators (int and str arithmetic...) have their implementations there
     operator = find_operator_for_node(node)
     if operator is None:
@@ -168,8 +166,6 @@ class _ConstantPropagator:
                 self.changed = True
 
     def inline_if(self, node: Node) -> None:
-        from tsjit.ir.constants import constant_value
-
         block = node.blocks[0 if constant_value(node.inputs[0].node) else 1]
         log.graph_update(f"inlining the {'then' if block is node.blocks[0] else 'else'} branch of a constant prim::If")
         self.run_block(block)
@@ -184,8 +180,6 @@ class _ConstantPropagator:
             if then_value is else_value:
                 replacement = then_value
             elif _equal_constants(then_value, else_value):
-                from tsjit.ir.constants import constant_value
-
                 with graph.insert_point_guard(node):
                     replacement = graph.insert_constant(constant_value(then_value.node), then_value.type)
             else:
@@ -245,8 +239,6 @@ def _foldable_kind(node: Node) -> bool:
 
 
 def _loop_will_not_run(node: Node) -> bool:
-    from tsjit.ir.constants import constant_value
-
     trip_count, condition = node.inputs[0], node.inputs[1]
     trips = constant_value(trip_count.node) if trip_count.node.kind is prim.Constant else 1
     runs = constant_value(condition.node) if condition.node.kind is prim.Constant else True
@@ -257,8 +249,6 @@ def _equal_constants(a: Value, b: Value) -> bool:
     """Two prim::Constants with the same value and type (C++ EqualNode on constants)."""
     if a.node.kind is not prim.Constant or b.node.kind is not prim.Constant or a.type != b.type:
         return False
-    from tsjit.ir.constants import constant_value
-
     x, y = constant_value(a.node), constant_value(b.node)
     if isinstance(x, torch.Tensor) or isinstance(y, torch.Tensor):
         return False

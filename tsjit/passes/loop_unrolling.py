@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from tsjit import log
 from tsjit.ir import types as T
+from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import aten, prim
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
@@ -68,8 +69,6 @@ def _is_for_loop(loop: Node) -> bool:
 
 
 def _constant(value: Value):
-    from tsjit.ir.constants import constant_value
-
     return constant_value(value.node) if value.node.kind is prim.Constant else None
 
 

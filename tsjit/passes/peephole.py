@@ -33,7 +33,7 @@ import torch
 
 from tsjit import log
 from tsjit.ir import types as T
-from tsjit.ir.constants import must_be_none
+from tsjit.ir.constants import constant_value, must_be_none
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.scalar_type import dtype_to_code
 from tsjit.ir.symbols import aten, prim
@@ -382,8 +382,6 @@ def must_not_be_none(value: Value) -> bool:
 
 
 def _constant(value: Value):
-    from tsjit.ir.constants import constant_value
-
     return constant_value(value.node) if value.node.kind is prim.Constant else None
 
 

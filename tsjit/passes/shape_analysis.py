@@ -41,9 +41,11 @@ import torch
 
 from tsjit import log
 from tsjit.ir import types as T
-from tsjit.ir.constants import is_wrapped_number
+from tsjit.ir.constants import constant_value, is_wrapped_number
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import Symbol, aten, prim
+from tsjit.ops import builtins
+from tsjit.ops.matching import find_operator_for_node
 from tsjit.passes import shape_rules_nn  # noqa: F401  (its rules register into RULES)
 from tsjit.passes.dead_code_elimination import SIDE_EFFECT_KINDS
 from tsjit.passes.shape_rules import RULES, AbstractTensor, Decline, DeviceArgument, UnknownBool
@@ -182,9 +184,6 @@ class _Propagator:
     def infer(self, node: Node) -> list[T.Type | None] | None:
         if node.kind in SIDE_EFFECT_KINDS or node.kind.ns not in ("aten", "prim"):
             return None
-        from tsjit.ops import builtins
-        from tsjit.ops.matching import find_operator_for_node
-
         builtins.load()  # JIT-only operators (prim::NumToTensor...) get their implementations there
         operator = find_operator_for_node(node)
         if operator is None or operator.schema.is_vararg or not operator.has_operation:
@@ -272,8 +271,6 @@ _MAX_UNKNOWN_BOOLS = 3
 
 
 def _constant(value: Value) -> Any:
-    from tsjit.ir.constants import constant_value
-
     return constant_value(value.node)
 
 
@@ -538,8 +535,6 @@ def _visit_tuple_unpack(self: _Propagator, node: Node) -> None:
 
 
 def _visit_tuple_index(self: _Propagator, node: Node) -> None:
-    from tsjit.ir.constants import constant_value
-
     tuple_type, index = node.inputs[0].type, node.inputs[1]
     output = node.output()
     if isinstance(tuple_type, T.TupleType) and index.node.kind is prim.Constant:

@@ -51,6 +51,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import aten, prim
 from tsjit.ir.types import BoolType, DeviceType, FloatType, IntType, NoneType, StringType
@@ -335,8 +336,6 @@ def _is_constant(value: Value) -> bool:
 
 
 def _constant(value: Value) -> Any:
-    from tsjit.ir.constants import constant_value
-
     return constant_value(value.node)
 
 

@@ -271,7 +271,7 @@ class _Emitter:
 
 def _subgraph(node: Node):
     """A Function running a node's `Subgraph` attribute (prim::fork, prim::TensorExprGroup, ...)."""
-    from tsjit.runtime.function import Function  # function.py builds on this module
+    from tsjit.runtime.function import Function  # breaks a real cycle: function -> graph_executor -> interpreter
 
     return Function(f"{node.kind.name}_subgraph", node.g("Subgraph"))
 

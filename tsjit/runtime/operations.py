@@ -407,7 +407,7 @@ def _create_object(node: Node) -> Operation:
 
 def _fusion_group(node: Node) -> Operation:
     """prim::FusionGroup: a compiled kernel for its subgraph, guarded, with the subgraph as fallback."""
-    from tsjit.runtime.fusion import fusion_group_operation  # fusion.py builds on the interpreter
+    from tsjit.runtime.fusion import fusion_group_operation  # breaks a real cycle: fusion imports this module
 
     return fusion_group_operation(node)
 

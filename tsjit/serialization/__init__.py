@@ -25,6 +25,7 @@ from typing import Any
 
 def function_code(function: Any) -> str:
     """`.code` of a function: its TorchScript source, as torch.jit prints it."""
+    # deferred: every serialization module imports this package first; the printer is large
     from tsjit.serialization.python_printer import PythonPrinter
 
     printer = PythonPrinter()
@@ -34,6 +35,7 @@ def function_code(function: Any) -> str:
 
 def method_code(method: Any) -> str:
     """`.code` of a method (and of a module: its `forward`): `self` is printed without its type."""
+    # deferred: every serialization module imports this package first; the printer is large
     from tsjit.serialization.python_printer import PythonPrinter
 
     printer = PythonPrinter()

@@ -25,7 +25,9 @@ import torch
 
 from tsjit.errors import SerializationError, TsjitError
 from tsjit.ir import types as T
+from tsjit.ir.objects import Object
 from tsjit.ir.printer import EnumValue
+from tsjit.runtime.function import runtime_function
 from tsjit.serialization.archive_reader import DEFAULT_LIMITS, ArchiveLimits, ArchiveReader
 from tsjit.serialization.source_importer import SourceImporter
 from tsjit.serialization.unpickler import UnpicklerHooks, loads
@@ -140,8 +142,6 @@ class ArchiveHooks(UnpicklerHooks):
         return found if isinstance(found, T.ClassType | T.EnumType) else None
 
     def create_object(self, class_type: T.ClassType, state: Any) -> Any:
-        from tsjit.ir.objects import Object
-
         if "__setstate__" in class_type.methods:
             return self.restore_with_setstate(class_type, state)
         if not isinstance(state, dict):
@@ -161,9 +161,6 @@ class ArchiveHooks(UnpicklerHooks):
 
     def restore_with_setstate(self, class_type: T.ClassType, state: Any) -> Any:
         """Call the class's `__setstate__`; then no attribute that cannot be None may still be None."""
-        from tsjit.ir.objects import Object
-        from tsjit.runtime.function import runtime_function
-
         obj = Object(class_type, dict.fromkeys(class_type.attribute_names))
         setstate = class_type.methods["__setstate__"]
         self.deserializer.importer.define(setstate)

@@ -52,6 +52,7 @@ from tsjit.errors import SerializationError
 from tsjit.ir import types as T
 from tsjit.ir.constants import INT64_MAX, constant_value
 from tsjit.ir.literals import quote_string
+from tsjit.ir.schema import Argument, FunctionSchema
 from tsjit.ir.symbols import Symbol, aten, attr, prim
 from tsjit.ops.matching import pinned_overload
 from tsjit.ops.registry import DEFAULT_OVERLOAD
@@ -745,8 +746,6 @@ def function_schema(function):
     schema = getattr(function, "schema", None)
     if schema is not None:
         return schema
-    from tsjit.ir.schema import Argument, FunctionSchema
-
     graph = function.graph
     arguments = [Argument(debug_name_base(v) if v.has_debug_name() else f"_{i}", v.type)
                  for i, v in enumerate(graph.inputs)]

@@ -22,10 +22,12 @@ import os
 from typing import Any, BinaryIO
 
 from tsjit.errors import SerializationError
-from tsjit.frontend.concrete_module_type import MANGLE_PREFIX
+from tsjit.frontend.concrete_module_type import CONCRETE_TYPES, MANGLE_PREFIX
 from tsjit.frontend.resolver import in_package
 from tsjit.ir import types as T
+from tsjit.ir.objects import Object
 from tsjit.ir.schema import Argument, FunctionSchema
+from tsjit.runtime.function import runtime_function
 from tsjit.serialization.archive_writer import ArchiveWriter, archive_name_for, write_archive_bytes
 from tsjit.serialization.named_type_printer import NamedTypePrinter
 from tsjit.serialization.pickler import Pickler, attribute_state
@@ -164,8 +166,6 @@ def qualified_name_of(named_type: Any) -> str:
 def module_hooks(module: Any):
     """`class_hooks(class_type) -> (pre-hooks, hooks)` for the module classes of a scripted (or loaded)
     module: their concrete module types keep the compiled hooks."""
-    from tsjit.frontend.concrete_module_type import CONCRETE_TYPES
-
     known: dict[int, Any] = {}
     pending = [module]
     while pending:
@@ -190,8 +190,6 @@ def object_state(obj: Any) -> tuple[Any, T.Type | None]:
     methods = obj.type.methods
     if "__getstate__" not in methods or "__setstate__" not in methods:
         return attribute_state(obj)
-    from tsjit.runtime.function import runtime_function
-
     getstate = methods["__getstate__"]
     return runtime_function(getstate)(obj), getstate.schema.returns[0].type
 
@@ -199,8 +197,6 @@ def object_state(obj: Any) -> tuple[Any, T.Type | None]:
 def placeholder_module(function: Any) -> Any:
     """The module torch.jit.save writes for a function: `__torch__.PlaceholderModule` with the function as
     `forward` (taking `self`) and a `training` attribute."""
-    from tsjit.ir.objects import Object
-
     class_type = T.ClassType("__torch__.PlaceholderModule", is_module=True)
     class_type.add_attribute("training", T.BoolType.get())
     class_type.methods["forward"] = _PlaceholderMethod(function, class_type)

@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import threading
 
+from tsjit.frontend.ir_emitter import compile_source
+from tsjit.frontend.resolver import NativeResolver
 from tsjit.ir import types as T
 from tsjit.ir.graph import Block, Graph, Node
+from tsjit.passes.inliner import insert_graph
 
 UPGRADER_SOURCE = '''
 def div_Tensor_0_3(self: Tensor, other: Tensor) -> Tensor:
@@ -97,9 +100,6 @@ def upgrader_graph(name: str) -> Graph:
     """The compiled graph of one upgrader (all of them compile together, once)."""
     with _lock:
         if not _compiled:
-            from tsjit.frontend.ir_emitter import compile_source
-            from tsjit.frontend.resolver import NativeResolver
-
             for function in compile_source(UPGRADER_SOURCE, NativeResolver()):
                 function.ensure_defined()
                 _compiled[function.name] = function.graph
@@ -107,8 +107,6 @@ def upgrader_graph(name: str) -> Graph:
 
 
 def _inline(node: Node, upgrader: Graph) -> None:
-    from tsjit.passes.inliner import insert_graph
-
     graph = node.owning_graph
     with graph.insert_point_guard(node):
         outputs = insert_graph(graph, upgrader, list(node.inputs))

@@ -23,6 +23,8 @@ from __future__ import annotations
 import importlib
 import threading
 
+from tsjit.ops.registry import register_lazily
+
 _MODULES = ("lists", "dicts", "strings", "numbers", "tensors_scalars", "tensor_ops", "environment")
 _lock = threading.RLock()
 _loaded = False
@@ -52,8 +54,6 @@ def load() -> None:
 
 
 def _register_tables() -> None:
-    from tsjit.ops.registry import register_lazily
-
     for module in table_modules():
         for schema, operation in module.OPERATORS:
             register_lazily(schema, operation)

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from tsjit.ir import types as T
+from tsjit.ops.prim_ops import is_instance
 
 # The Python classes the values of leaf types have (bool is an int to Python, not to TorchScript).
 _LEAF_CLASSES: dict[type, tuple[type, ...]] = {
@@ -65,6 +66,4 @@ class ValueTypeChecker:
         """Objects, enum members and the rest: by the type the value carries."""
         if isinstance(value, list | dict | tuple):
             return False
-        from tsjit.ops.prim_ops import is_instance
-
         return is_instance(value, type_)

@@ -51,6 +51,14 @@ from tsjit.runtime.function import runtime_function
 from tsjit.serialization import function_code
 
 
+def _call_back_weakly(function: ScriptFunction):
+    """`function._call(args, {})`, holding the ScriptFunction weakly. The plan entry that calls it lives on the
+    compiled function's executor, which a cache keeps as long as the Python function, which the ScriptFunction
+    holds: a strong reference would keep all of them for the life of the process."""
+    this = weakref.ref(function)
+    return lambda args: this()._call(args, {})
+
+
 class ScriptFunction:
     """A compiled TorchScript function: its graph and schema, callable like the Python function."""
 
@@ -61,6 +69,7 @@ class ScriptFunction:
         self.python_function = python_function
         self._binder: ArgumentBinder | None = None  # made on the first call (compiling the schema)
         self._entry = None  # see _call
+        self._miss = _call_back_weakly(self)  # the entry's way back to _call for other call keys
         if python_function is not None:
             self.__doc__ = python_function.__doc__
             self.__wrapped__ = python_function
@@ -105,14 +114,11 @@ class ScriptFunction:
         if state is None:
             function = self._runtime_function()
             if binder.direct and len(args) == len(inputs):
-                self._entry = function.executor.entry(inputs, self._call_positionally)
+                self._entry = function.executor.entry(inputs, self._miss)
             return binder.result(function(*inputs))
         # inside a trace, a scripted callee stays a call and keeps its control flow (seed: "Tracer")
         run = lambda: binder.result(self._runtime_function()(*inputs))
         return state.record_function_call(self.graph_function, inputs, run)
-
-    def _call_positionally(self, args: tuple | list) -> Any:
-        return self._call(args, {})
 
     def _make_binder(self) -> ArgumentBinder:
         self._binder = ArgumentBinder(self.schema)

@@ -7,9 +7,7 @@ import pytest
 import torch
 from pass_case import check_pass
 
-from tsjit.ir.parser import parse_ir
 from tsjit.passes.loop_unrolling import UNROLL_FACTOR, unroll_loops
-from tsjit.runtime.run import run_graph
 
 LOOPS = """
 graph(%x : Tensor, %n : int):
@@ -33,16 +31,11 @@ def loops(graph) -> list:
 
 @pytest.mark.parametrize("n", [-2, 0, 1, UNROLL_FACTOR - 1, UNROLL_FACTOR, 2 * UNROLL_FACTOR + 3])
 def test_unrolled_loops_compute_the_same_for_every_trip_count(n: int) -> None:
-    graph = parse_ir(LOOPS)
-    assert unroll_loops(graph)
-    x = torch.arange(3.0)
-    expected = run_graph(parse_ir(LOOPS), x, n, optimize=False)
-    torch.testing.assert_close(run_graph(graph, x, n, optimize=False), expected)
+    check_pass(unroll_loops, LOOPS, inputs=[(torch.arange(3.0), n)], idempotent=False)
 
 
 def test_constant_trip_counts_unroll_completely_and_others_get_an_epilogue() -> None:
-    graph = parse_ir(LOOPS)
-    unroll_loops(graph)
+    graph = check_pass(unroll_loops, LOOPS, idempotent=False)
     unrolled, epilogue = loops(graph)  # the constant loop is gone
 
     def tensor_adds(loop) -> int:
@@ -52,26 +45,23 @@ def test_constant_trip_counts_unroll_completely_and_others_get_an_epilogue() -> 
 
 
 def test_while_loops_and_big_bodies_stay() -> None:
-    text = """
-        graph(%x : Tensor, %n : int):
-          %y : Tensor = prim::Loop(%n, %go, %x)
+    check_pass(unroll_loops, """
+        graph(%x : Tensor, %n : int, %cond : bool):
+          %y : Tensor = prim::Loop(%n, %cond, %x)
             block0(%i : int, %a : Tensor):
               %b : Tensor = aten::neg(%a)
               %go2 : bool = aten::is_nonzero(%b)
               -> (%go2, %b)
-          return (%y)"""
-    graph = parse_ir(text.replace("%go, %x", "%cond, %x").replace("%n : int)", "%n : int, %cond : bool)"))
-    assert not unroll_loops(graph)
+          return (%y)""", changed=False, inputs=[(torch.tensor([v]), 3, c) for v in (0.0, 2.0) for c in (True, False)])
     body = "\n".join(f"      %b{i} : Tensor = aten::neg(%a)" for i in range(40))
-    big = parse_ir(f"""
+    check_pass(unroll_loops, f"""
         graph(%x : Tensor, %n : int):
           %true : bool = prim::Constant[value=1]()
           %y : Tensor = prim::Loop(%n, %true, %x)
             block0(%i : int, %a : Tensor):
         {body}
               -> (%true, %b39)
-          return (%y)""")
-    assert not unroll_loops(big)
+          return (%y)""", changed=False)
 
 
 def test_in_the_pass_test_shape():

@@ -8,7 +8,7 @@ from pass_case import check_pass
 import tsjit
 from tsjit.ir.parser import parse_ir
 from tsjit.passes.specialize_autograd_zero import specialize_autograd_zero
-from tsjit.runtime.graph_executor import GraphExecutor, create_argument_spec, specialize_types
+from tsjit.runtime.graph_executor import GraphExecutor
 
 ACCUMULATE = """
 graph(%a : Tensor, %b : Tensor):
@@ -23,35 +23,36 @@ def kinds(graph) -> list[str]:
     return [str(node.kind) for node in graph.all_nodes()]
 
 
-def specialized(text: str, *inputs):
-    graph = parse_ir(text)
-    specialize_types(graph, create_argument_spec(inputs))
-    return graph
+def spec_typed(a: str, b: str) -> str:
+    """ACCUMULATE with the input types the executor's argument spec gives (as specialize_types prints them)."""
+    return ACCUMULATE.replace("%a : Tensor,", f"%a : {a},").replace("%b : Tensor)", f"%b : {b})")
+
+
+UNDEFINED, DEFINED = "Tensor[Undefined]", "Float(*, requires_grad=0, device=cpu)"
 
 
 def test_adding_an_undefined_gradient_is_the_other_gradient() -> None:
     t = torch.ones(2)
-    graph = specialized(ACCUMULATE, None, t)
-    assert specialize_autograd_zero(graph)
-    assert "prim::AutogradAdd" not in kinds(graph) and "prim::AutogradAnyNonZero" not in kinds(graph)
+    check_pass(specialize_autograd_zero, spec_typed(UNDEFINED, DEFINED), inputs=[(None, t)],
+               absent=["prim::AutogradAdd", "prim::AutogradAnyNonZero"])
     assert GraphExecutor(parse_ir(ACCUMULATE)).run([None, t]) == (t, True)
 
 
 def test_two_defined_gradients_become_an_ordinary_add() -> None:
-    graph = specialized(ACCUMULATE, torch.ones(2), torch.ones(2))
-    specialize_autograd_zero(graph)
-    assert "aten::add" in kinds(graph) and "prim::AutogradAdd" not in kinds(graph)
+    check_pass(specialize_autograd_zero, spec_typed(DEFINED, DEFINED), inputs=[(torch.ones(2), torch.ones(2))],
+               present=["aten::add"], absent=["prim::AutogradAdd"])
     result, any_defined = GraphExecutor(parse_ir(ACCUMULATE)).run([torch.ones(2), torch.ones(2)])
     assert torch.equal(result, torch.full((2,), 2.0)) and any_defined
 
 
 def test_both_undefined_and_unspecialized_graphs_keep_what_they_cannot_decide() -> None:
     assert GraphExecutor(parse_ir(ACCUMULATE)).run([None, None]) == (None, False)
-    graph = parse_ir(ACCUMULATE.replace("%a : Tensor,", "%a : Tensor?,").replace("%b : Tensor)", "%b : Tensor?)"))
-    assert not specialize_autograd_zero(graph)
+    check_pass(specialize_autograd_zero, spec_typed("Tensor?", "Tensor?"), changed=False,
+               inputs=[(None, None), (None, torch.ones(2)), (torch.ones(2), torch.ones(2))])
 
 
 def test_an_optional_input_given_none_folds_its_checks(monkeypatch) -> None:
+    # not check_pass: this is the executor's specialization of a scripted function end to end, not one pass on text
     monkeypatch.setenv("TSJIT_FUSION", "0")  # the plans' node kinds are the point here, unfused
     def f(x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         if mask is not None:

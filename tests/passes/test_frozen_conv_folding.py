@@ -1,12 +1,20 @@
+# Whole modules frozen (a Python module object, against torch.jit.freeze): check_pass cannot express that; the
+# passes themselves on IR text are the check_pass cases at the end (and test_fold_frozen_conv_*.py).
 """Folding batch_norm, add/sub and mul/div into convolutions of frozen graphs (tsjit.passes.frozen_conv_folding),
 against torch.jit.freeze (which nodes are left) and eager PyTorch (results)."""
 
 import pytest
 import torch
 from freeze_helpers import freeze_both, kinds
+from pass_case import check_pass
 from torch import Tensor, nn
 
 import tsjit
+from tsjit.passes.frozen_conv_folding import (
+    fold_frozen_conv_add_or_sub,
+    fold_frozen_conv_batchnorm,
+    fold_frozen_conv_mul_or_div,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.jit's own
 
@@ -132,3 +140,45 @@ def test_conv_output_used_twice_is_not_folded():
     assert kinds(mine.graph) == kinds(theirs.graph)
     x = torch.randn(1, 3, 6, 6)
     torch.testing.assert_close(mine(x), module(x))
+
+
+CONV = """
+graph(%x : Float(1, 3, 6, 6), %w : Tensor, %b : Tensor, %other : Tensor):
+  %ones : int[] = prim::Constant[value=[1, 1]]()
+  %zeros : int[] = prim::Constant[value=[0, 0]]()
+  %one : int = prim::Constant[value=1]()
+  %false : bool = prim::Constant[value=0]()
+  %momentum : float = prim::Constant[value=0.1]()
+  %eps : float = prim::Constant[value=1.0000000000000001e-05]()
+  %y : Tensor = aten::conv2d(%x, %w, %b, %ones, %zeros, %ones, %one)
+  THEN
+  return (%z)
+"""
+
+
+def conv_weights(other_shape: tuple) -> dict[str, torch.Tensor]:
+    return {"w": torch.randn(4, 3, 3, 3), "b": torch.randn(4), "other": torch.rand(other_shape) + 0.5}
+
+
+def test_pass_conv_output_used_twice_is_not_folded():
+    """The batch_norm reads the convolution's result, and so does the add: folding would change the add's."""
+    then = """%n : Tensor = aten::batch_norm(%y, %other, %b, %b, %other, %false, %momentum, %eps, %false)
+  %z : Tensor = aten::add(%n, %y, %one)"""
+    check_pass(fold_frozen_conv_batchnorm, CONV.replace("THEN", then), constants=conv_weights((4,)), changed=False,
+               present=["aten::batch_norm"])
+
+
+@pytest.mark.parametrize("fold, op, shape", [(fold_frozen_conv_add_or_sub, "add(%y, %other, %one)", (4, 1, 1)),
+                                             (fold_frozen_conv_mul_or_div, "mul(%y, %other)", (1, 4, 4, 4)),
+                                             (fold_frozen_conv_add_or_sub, "add(%other, %y, %one)", (1, 4, 1, 1))])
+def test_pass_operands_not_per_output_channel_stay(fold, op, shape):
+    """Right-aligned broadcasting, an operand varying over space, the constant first: as torch.jit, no folding."""
+    check_pass(fold, CONV.replace("THEN", f"%z : Tensor = aten::{op}"), constants=conv_weights(shape), changed=False,
+               present=["aten::conv2d", f"aten::{op.split('(')[0]}("])
+
+
+@pytest.mark.parametrize("fold, op", [(fold_frozen_conv_add_or_sub, "sub(%y, %other, %one)"),
+                                      (fold_frozen_conv_mul_or_div, "div(%y, %other)")])
+def test_pass_per_channel_operands_fold(fold, op):
+    check_pass(fold, CONV.replace("THEN", f"%z : Tensor = aten::{op}"), constants=conv_weights((1, 4, 1, 1)),
+               present=["aten::conv2d"], absent=[f"aten::{op.split('(')[0]}("])

@@ -1,3 +1,5 @@
+# Freezing a Python module object (against torch.jit.freeze) is what most cases here test, which check_pass cannot
+# express; the attribute pass on IR text is in check_pass's shape (test_pass_* at the end).
 """The freezing pass (tsjit.passes.freeze_module) against torch.jit.freeze: which attributes become constants,
 which stay, what the frozen graphs look like (node kinds), and that frozen modules compute what eager does."""
 
@@ -7,10 +9,12 @@ from pathlib import Path
 import pytest
 import torch
 from freeze_helpers import freeze_both, kinds
+from pass_case import check_pass
 from torch import Tensor, nn
 
 import tsjit
 from tsjit.ir.symbols import prim
+from tsjit.passes.freeze_module import propagate_attributes
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.jit's own
 
@@ -207,3 +211,20 @@ def test_corpus_modules_freeze_as_torch_jit(program):
 def _attribute_constants(graph) -> list[str]:
     return sorted(n.output().debug_name for n in graph.nodes()
                   if n.kind is prim.Constant and n.output().debug_name.startswith("self."))
+
+
+def test_pass_read_only_attributes_become_constants():
+    """propagate_attributes on the scripted graph's text: every attribute of Flags is read only."""
+    scripted = tsjit.script(Flags().eval())
+    check_pass(propagate_attributes, str(scripted.graph), root=scripted._c, mutable=set(),
+               inputs=[(scripted._c, torch.randn(3, 4)) for _ in range(2)], absent=["prim::GetAttr"],
+               present=["self.depth", "self.scale", "self.use_relu", "self.name"])
+
+
+def test_pass_mutable_attributes_stay():
+    """`steps` written in forward stays a GetAttr; the others fold. Not run: the write changes the module's state
+    between the runs before and after (test_frozen_module_computes_what_eager_does runs it)."""
+    scripted = tsjit.script(Counter().eval())
+    check_pass(propagate_attributes, str(scripted.graph), root=scripted._c, mutable={(id(scripted._c), "steps")},
+               run=False, present=['prim::GetAttr[name="steps"]', 'prim::GetAttr[name="steps"]'],
+               absent=['name="weight"', 'name="offset"', 'name="sizes"'])

@@ -13,11 +13,13 @@ from tsjit.runtime.graph_executor import create_argument_spec, specialize_types
 CPU = torch.device("cpu")
 
 
-def propagated(text: str, *inputs):
-    """The graph after specializing to `inputs` and propagating; values by debug name."""
+def propagated(text: str, *inputs, run: bool = True, idempotent: bool = True):
+    """The graph after propagating from the input types the executor's spec gives for `inputs` (the text
+    specialize_types prints), checked by check_pass on those inputs; its types by debug name."""
     graph = parse_ir(text)
     specialize_types(graph, create_argument_spec(inputs))
-    propagate_shapes(graph)
+    graph = check_pass(propagate_shapes, str(graph), changed=None, inputs=[inputs], run=run,
+                       idempotent=idempotent)
     values = {}
     for node in graph.all_nodes():
         for block in node.blocks:
@@ -112,7 +114,9 @@ def test_loops_carry_types_to_a_fixed_point() -> None:
               %b2 : Tensor = aten::unsqueeze(%b, %zero)
               -> (%true, %a2, %b2)
           %r : (Tensor, Tensor) = prim::TupleConstruct(%same, %grows)
-          return (%r)""", torch.ones(2, 2), 3)
+          return (%r)""", torch.ones(2, 2), 3, idempotent=False)
+    # idempotent=False: every run reports a change here (a carried value refined, then widened back) though the
+    # printed graph stays the same: a known flaw of the pass's flag, reported, not this test's to hide
     assert types["same"] == types["a"] == types["a2"] == torch_type(torch.float32, 2)
     assert types["grows"].rank is None  # and no dtype: unsqueeze of an unknown rank cannot run
     assert types["b"].rank is None  # inside the body too: the first iteration's rank-2 would be wrong later
@@ -163,7 +167,7 @@ def test_in_place_metadata_changes_turn_refinement_off() -> None:
           %y : Tensor = aten::relu(%x)
           %u : Tensor = aten::unsqueeze_(%x, %zero)
           return (%y)"""
-    graph, types = propagated(text, torch.ones(2))
+    graph, types = propagated(text, torch.ones(2), run=False)  # not run: unsqueeze_ resizes the shared input
     assert may_change_tensor_metadata(graph)
     assert str(types["y"]) == "Tensor"
     assert not may_change_tensor_metadata(parse_ir(text.replace("unsqueeze_", "unsqueeze")))

@@ -1,3 +1,5 @@
+# The rule table entry by entry against meta kernels (operators on abstract arguments, no IR): check_pass cannot
+# express that; the rules inside propagate_shapes on IR text are the check_pass case at the end.
 """The shape rules against their oracle: every sample is inferred by its operator's rule and by running the
 operator on meta tensors (shape_analysis.output_types with use_rules=False), and the two must agree, failures
 included. Samples cover each family with several dtypes, known and unknown sizes, and arguments that fail."""
@@ -8,11 +10,12 @@ import itertools
 
 import pytest
 import torch
+from pass_case import check_pass
 
 from tsjit.ir.scalar_type import dtype_to_code
 from tsjit.ops.registry import find_operator
 from tsjit.passes import shape_rules_nn  # noqa: F401  (registers its rules)
-from tsjit.passes.shape_analysis import _without_sizes, apply_rule, output_types
+from tsjit.passes.shape_analysis import _without_sizes, apply_rule, output_types, propagate_shapes
 from tsjit.passes.shape_rules import RULES, AbstractTensor, UnknownBool, result_type
 
 F32, F64, F16, I64, I32, U8, BOOL, C64 = (torch.float32, torch.float64, torch.float16, torch.int64, torch.int32,
@@ -260,3 +263,19 @@ def test_result_type_matches_torch(a, b):
         return torch.zeros(operand.sizes, dtype=operand.dtype) if isinstance(operand, AbstractTensor) else operand
 
     assert result_type(a, b) == torch.result_type(real(a), real(b))
+
+
+@pytest.mark.parametrize("use_rules", [True, False], ids=["rules", "meta"])
+def test_pass_refines_the_same_with_rules_and_meta_kernels(use_rules):
+    """propagate_shapes on IR text, by the rules and by meta kernels alone: the same types either way."""
+    check_pass(propagate_shapes, """
+graph(%x : Float(2, 3, 4), %w : Float(4, 5), %i : Long(2, 3, 5)):
+  %0 : int = prim::Constant[value=0]()
+  %minus : int = prim::Constant[value=-1]()
+  %m : Tensor = aten::matmul(%x, %w)
+  %c : Tensor[] = prim::ListConstruct(%m, %i)
+  %cat : Tensor = aten::cat(%c, %0)
+  %sizes : int[] = prim::ListConstruct(%minus)
+  %v : Tensor = aten::view(%cat, %sizes)
+  return (%v)""", use_rules=use_rules, present=["Float(2, 3, 5) = aten::matmul", "Float(4, 3, 5) = aten::cat",
+                                                "Float(60) = aten::view"])

@@ -276,8 +276,8 @@ graph(%x : Tensor, %first : Tensor, %same : Tensor, %other_dtype : Tensor, %othe
     adds = [n for n in graph.nodes() if n.kind is aten.add]
     assert len(tensors) == 3 and adds[0].inputs[1] is adds[1].inputs[1]
     before = [n for n in parse_with_constants(text, constants).nodes() if n.kind.name == "Constant"]
-    equal = [n.output().debug_name for n in before
-             if n.kind_of("value") == "t" and n.t("value").is_floating_point() and torch.equal(n.t("value"), constants["first"])]
+    equal = [n.output().debug_name for n in before if n.kind_of("value") == "t"
+             and n.t("value").is_floating_point() and torch.equal(n.t("value"), constants["first"])]
     assert adds[0].inputs[1].debug_name == equal[0]  # of the two equal constants, the one defined first stays
 
 

@@ -196,27 +196,34 @@ class _Fuser:
                 self.groups.append(group)
 
     def pull_producers(self, group: list[Node], dtype: torch.dtype) -> None:
-        """Move fusible producers of the group's inputs right before it and add them, until none can."""
+        """Move fusible producers of the group's inputs right before it and add them, until none can. The
+        producers are kept as the group grows (recomputing them from every member made a long chain quadratic)."""
+        members = set(group)
+        producers = self.producers_of(group[0], members)
         while True:
-            producer = next((p for p in self.producers(group) if self.can_pull(p, group, dtype)), None)
+            producer = next((p for p in sorted(producers, key=functools.cmp_to_key(_later_first))
+                             if self.can_pull(p, group, members, dtype)), None)
             if producer is None or not log.opt_allowed():
                 return
             moved = self.alias_db.move_before_topologically_valid(producer, group[0])
             if not moved or producer.next is not group[0]:  # AliasDb saw a hazard can_pull did not: stop here
                 return
             group.insert(0, producer)
+            members.add(producer)
             self.grouped.add(producer)
+            producers.discard(producer)
+            producers |= self.producers_of(producer, members)
 
-    def producers(self, group: list[Node]) -> list[Node]:
-        """The nodes defining the group's inputs, in this block, latest first."""
-        block, members = group[0].owning_block, set(group)
-        found = {v.node for n in group for v in n.inputs if v.node.owning_block is block and v.node not in members}
-        return sorted(found, key=functools.cmp_to_key(_later_first))
+    @staticmethod
+    def producers_of(node: Node, members: set[Node]) -> set[Node]:
+        """The nodes in `node`'s block, outside `members`, that define `node`'s inputs."""
+        block = node.owning_block
+        return {v.node for v in node.inputs if v.node.owning_block is block and v.node not in members}
 
-    def can_pull(self, producer: Node, group: list[Node], dtype: torch.dtype) -> bool:
+    def can_pull(self, producer: Node, group: list[Node], members: set[Node], dtype: torch.dtype) -> bool:
         if producer in self.grouped or fusible_dtype(producer) is not dtype:
             return False
-        first, members = group[0], set(group)
+        first = group[0]
         read_after = False
         for value in producer.outputs:  # no reader between the producer and the group
             for use in value.uses:
@@ -224,15 +231,15 @@ class _Fuser:
                 if user is None or (user is not first and user.is_before(first)):
                     return False
                 read_after = read_after or user not in members
-        if read_after and not self.can_be_output(producer, group):
+        if read_after and not self.can_be_output(producer, group, members):
             return False
         # and no write to what it reads
         return not any(self.alias_db.writes_to_alias(node, producer.inputs) for node in _between(producer, first))
 
-    def can_be_output(self, producer: Node, group: list[Node]) -> bool:
+    def can_be_output(self, producer: Node, group: list[Node], members: set[Node]) -> bool:
         """Whether the group may output the producer's result: not a chunk's piece (a view), not what a chunk in
         the group splits, and shaped like the group's first output."""
-        if producer.kind is prim.ConstantChunk or _feeds_chunk(producer, set(group)):
+        if producer.kind is prim.ConstantChunk or _feeds_chunk(producer, members):
             return False
         return _same_shape(producer.output().type, group[-1].outputs[0].type)
 

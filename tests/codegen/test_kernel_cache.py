@@ -10,6 +10,7 @@ import pathlib
 import subprocess
 import sys
 import textwrap
+import time
 
 from kernel_helpers import fused
 
@@ -131,3 +132,56 @@ def test_a_second_process_loads_the_kernels_the_first_compiled(tmp_path) -> None
                                 capture_output=True, text=True, timeout=600)
         assert result.returncode == 0, result.stderr
         assert result.stdout.split() == ["1"], run
+
+
+# A compiler that starts a helper of its own (as gcc starts cc1) and never finishes; the process that started it
+# on a background thread exits meanwhile.
+SLOW_COMPILER = """#!/bin/sh
+sleep 300 &
+echo $$ $! > "$TSJIT_TEST_PIDS"
+wait
+"""
+EXITING = textwrap.dedent("""
+    import torch, tsjit
+
+    @tsjit.script
+    def f(x):
+        return torch.tanh(x * 0.5 + 1.0)
+
+    x = torch.rand(8)
+    torch.testing.assert_close(f(x), torch.tanh(x * 0.5 + 1.0))  # interpreted while the kernel compiles
+""")
+
+
+def test_a_process_exits_without_waiting_for_its_background_compiles(tmp_path) -> None:
+    """The compile never ends (the subprocess timeout would fail the test); exiting kills it, helpers and all."""
+    fake = tmp_path / "cc"
+    fake.write_text(SLOW_COMPILER)
+    fake.chmod(0o755)
+    pids_file = tmp_path / "pids"
+    environment = {**os.environ, "TSJIT_CACHE_DIR": str(tmp_path / "cache"), "CC": str(fake),
+                   "TSJIT_TEST_PIDS": str(pids_file)}
+    for variable in ("TSJIT_FUSION", "TSJIT_SYNC_COMPILE"):
+        environment.pop(variable, None)
+    program = tmp_path / "program.py"
+    program.write_text(EXITING)
+    result = subprocess.run([sys.executable, str(program)], env=environment, cwd=ROOT, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    pids = [int(pid) for pid in pids_file.read_text().split()]
+    assert len(pids) == 2
+    for pid in pids:  # a killed process is gone (or a zombie) once the busy machine has scheduled it to die
+        assert _dies(pid), f"process {pid} outlived the process that started it"
+
+
+def _dies(pid: int, patience: float = 30.0) -> bool:
+    deadline = time.monotonic() + patience
+    stat = pathlib.Path(f"/proc/{pid}/stat")
+    while time.monotonic() < deadline:
+        try:
+            if stat.read_text().split()[2] in ("Z", "X"):
+                return True
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        time.sleep(0.05)
+    return False

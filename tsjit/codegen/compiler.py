@@ -22,17 +22,23 @@ recently used dropped first (logged under TSJIT_LOG_LEVEL=compiler). Dropping on
 function: a ctypes function pointer keeps its library object, and ctypes never unloads a library. A dropped
 library needed again is loaded again from disk (the dynamic loader hands back the mapping it still has), or
 compiled again if the disk cache evicted it meanwhile.
+
+A compiler still running when the process exits is killed (a background compile must not outlive its
+process: left alone, a C compiler on a large kernel went on for minutes after the test that started it).
 """
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import hashlib
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import tempfile
+import threading
 
 from tsjit import log
 from tsjit.lru import LRUCache
@@ -44,6 +50,9 @@ _TIMEOUT_SECONDS = 120
 DEFAULT_CACHE_MB = 256
 DEFAULT_LOADED_KERNELS = 512
 _NOT_LOADED = object()
+_running: set[subprocess.Popen] = set()  # compilers running now, killed at exit
+_running_lock = threading.Lock()
+_exiting = False
 
 
 def loaded_limit() -> int:
@@ -123,10 +132,9 @@ def _compile(source: str, compiler: str, variant: tuple[str, ...], path: str) ->
             source_path, library_path = os.path.join(scratch, "kernel.c"), os.path.join(scratch, "kernel.so")
             with open(source_path, "w") as file:
                 file.write(source)
-            result = subprocess.run([compiler, *FLAGS, "-o", library_path, source_path, *variant, "-lm"],
-                                    capture_output=True, text=True, timeout=_TIMEOUT_SECONDS)
-            if result.returncode != 0:
-                log.log(log.GRAPH_DUMP, f"{compiler} failed ({result.returncode}):\n{result.stderr}\n{source}")
+            returncode, errors = _run([compiler, *FLAGS, "-o", library_path, source_path, *variant, "-lm"])
+            if returncode != 0:
+                log.log(log.GRAPH_DUMP, f"{compiler} failed ({returncode}):\n{errors}\n{source}")
                 return False
             os.replace(library_path, path)
     except (OSError, subprocess.SubprocessError) as error:
@@ -134,6 +142,44 @@ def _compile(source: str, compiler: str, variant: tuple[str, ...], path: str) ->
         return False
     log.graph_update(f"compiled {path}")
     return True
+
+
+def _run(command: list[str]) -> tuple[int, str]:
+    """Run a compiler to completion (killed after _TIMEOUT_SECONDS); its exit code and standard error. It starts
+    under the lock the exit handler takes, so that no compiler can start unseen while the process exits."""
+    with _running_lock:
+        if _exiting:  # a daemon thread after the exit handler ran: a compiler started now would never be killed
+            return -signal.SIGKILL, "the process is exiting"
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                   start_new_session=True)  # its own process group: cc1 and as die with it
+        _running.add(process)
+    with process:
+        try:
+            _, errors = process.communicate(timeout=_TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            _kill(process)
+            raise
+        finally:
+            with _running_lock:
+                _running.discard(process)
+    return process.returncode, errors
+
+
+@atexit.register
+def _kill_running() -> None:
+    global _exiting
+    with _running_lock:
+        _exiting = True
+        for process in _running:
+            _kill(process)
+
+
+def _kill(process: subprocess.Popen) -> None:
+    """Kill a compiler with the programs it started."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except OSError:  # already gone
+        pass
 
 
 def cache_limit_bytes(variable: str = "TSJIT_KERNEL_CACHE_MB", default_mb: float = DEFAULT_CACHE_MB) -> int:

@@ -25,6 +25,7 @@ import concurrent.futures
 import ctypes
 import functools
 import os
+import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -106,7 +107,7 @@ class _LazyKernel:
                 function = load_kernel(self.kernel.source, KERNEL_NAME, compile=False)
                 if function is None:
                     self.compiling = True
-                    future = _compile_pool().submit(self.compile)
+                    future = _compile_later(self.compile)
                     _pending.add(future)
                     future.add_done_callback(_pending.discard)
                     return None
@@ -217,15 +218,37 @@ def _range_pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=max(os.cpu_count() or 1, 1), thread_name_prefix="tsjit-kernel")
 
 
+def _compile_later(compile: Callable[[], None]) -> Future:
+    """Queue a compilation for the background thread. That thread is a daemon (not a ThreadPoolExecutor's worker,
+    which the interpreter joins at exit): a process that exits does not wait for kernels it will never run, and
+    the compiler still running is killed (codegen/compiler.py)."""
+    future: Future = Future()
+    _compile_queue().put((compile, future))
+    return future
+
+
 @functools.cache
-def _compile_pool() -> ThreadPoolExecutor:
-    """One thread compiling kernels in the background (the compiler runs as a subprocess: the GIL stays free)."""
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="tsjit-compile")
+def _compile_queue() -> queue.SimpleQueue:
+    """The queue of the one thread compiling kernels in the background (the compiler runs as a subprocess: the GIL
+    stays free)."""
+    jobs: queue.SimpleQueue = queue.SimpleQueue()
+    threading.Thread(target=_compile_jobs, args=(jobs,), name="tsjit-compile", daemon=True).start()
+    return jobs
+
+
+def _compile_jobs(jobs: queue.SimpleQueue) -> None:
+    while True:
+        compile, future = jobs.get()
+        if future.set_running_or_notify_cancel():
+            try:
+                future.set_result(compile())
+            except BaseException as error:  # handed to whoever waits on the future
+                future.set_exception(error)
 
 
 def _after_fork_in_child() -> None:  # a forked child (a DataLoader worker) has none of the parent's threads
     _range_pool.cache_clear()
-    _compile_pool.cache_clear()
+    _compile_queue.cache_clear()
     _pending.clear()
 
 

@@ -11,7 +11,7 @@ import torch
 from pass_case import check_pass
 
 from tsjit.ir.symbols import prim
-from tsjit.passes.graph_fuser import fuse_graph
+from tsjit.passes.graph_fuser import MAX_GROUP_SIZE, fuse_graph
 from tsjit.runtime.run import run_graph
 
 F = "Float(*, device=cpu)"
@@ -310,3 +310,11 @@ graph(%x : {F}, %y : {F}):
   %c : {F} = aten::tanh(%b)
   return (%c)""", present=["prim::FusionGroup_0", "with prim::FusionGroup_0", "aten::mul", "aten::sigmoid",
                             "aten::tanh"])
+
+
+def test_a_long_chain_is_cut_into_groups_of_at_most_the_bound() -> None:
+    """A kernel's size is bounded (MAX_GROUP_SIZE): a chain of 600 operators becomes three groups."""
+    lines = [f"  %v{k + 1} : F = aten::sin(%v{k})" for k in range(600)]
+    graph = fuse("graph(%v0 : F):\n" + "\n".join(lines) + "\n  return (%v600)", changed=True)
+    sizes = [len(group) for group in groups(graph)]
+    assert sum(sizes) == 600 and max(sizes) == MAX_GROUP_SIZE and len(sizes) == 3

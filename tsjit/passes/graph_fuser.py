@@ -27,8 +27,9 @@ group becomes an output of the group, so it must be shaped like the group's firs
 outputs of one shape: same rank, no size known to differ) and must not be what a chunk splits; a chunk joins
 only if the group reads all its pieces (a piece read elsewhere is a view, which a kernel does not make). So a
 group is a contiguous run of nodes; it becomes one FusionGroup node whose Subgraph holds the nodes (the
-constants they read copied in) and returns the values read outside the group. A group of a single operator is
-left alone: fusing it would only put a guard in front of one eager kernel. The seed's LSTM cell fuses into one
+constants they read copied in) and returns the values read outside the group. A group stops growing at
+MAX_GROUP_SIZE nodes (the nodes before it start another). A group of a single operator is left alone: fusing it
+would only put a guard in front of one eager kernel. The seed's LSTM cell fuses into one
 group taking the two matmuls' results, the biases and the cell state: the bias adds, the chunk, the gates.
 
 Fusion breaks autograd, so graphs with an input that requires grad are left alone (seed: post-derivative
@@ -55,6 +56,9 @@ from tsjit.ir.types import FloatType, IntType, TensorType, TupleType, Type
 FUSIBLE_DTYPES = (torch.float32, torch.float64)
 _CPU = torch.device("cpu")
 MIN_GROUP_SIZE = 2
+# At most this many nodes in one group: a kernel is one C expression per output, and the C compiler's time and
+# memory grow faster than its size (a 4,000-operator chain in one kernel kept cc1 busy for 25 minutes at 2 GB).
+MAX_GROUP_SIZE = 256
 
 
 def fuse_graph(graph: Graph) -> bool:
@@ -200,7 +204,7 @@ class _Fuser:
         producers are kept as the group grows (recomputing them from every member made a long chain quadratic)."""
         members = set(group)
         producers = self.producers_of(group[0], members)
-        while True:
+        while len(group) < MAX_GROUP_SIZE:
             producer = next((p for p in sorted(producers, key=functools.cmp_to_key(_later_first))
                              if self.can_pull(p, group, members, dtype)), None)
             if producer is None or not log.opt_allowed():

@@ -155,6 +155,15 @@ def test_constant_chunk_pads_with_none_when_chunk_returns_fewer():
     assert first.tolist() == [0] and second.tolist() == [1] and missing is None
 
 
+def test_constant_chunk_fails_as_torchscript_when_a_missing_piece_is_read():
+    _, node = _operation(prim.ConstantChunk, outputs=2, chunks=2, dim=0)
+    node.graph.register_output(node.outputs[1])  # the second piece is read
+    chunk = NODE_OPERATIONS[prim.ConstantChunk](node)
+    assert [p.tolist() for p in chunk(torch.arange(4))] == [[0, 1], [2, 3]]
+    with pytest.raises(RuntimeError, match="Expected chunk to return at least 2 outputs, but got only 1"):
+        chunk(torch.arange(1))
+
+
 def test_chunk_sizes():
     sizes, _ = _operation(prim.ChunkSizes, outputs=2, chunks=2, dim=0)
     assert sizes([5, 2]) == ([3, 2], [2, 2])

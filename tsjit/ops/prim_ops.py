@@ -280,14 +280,19 @@ def _exit(node) -> Operation:
 
 
 def _constant_chunk(node) -> Operation:
-    """prim::ConstantChunk[chunks=N, dim=d]: `t.chunk(N, d)`, padded with None when chunk returns fewer."""
+    """prim::ConstantChunk[chunks=N, dim=d]: `t.chunk(N, d)`. Chunk returns fewer pieces when the dimension is
+    shorter than N: the missing outputs are None where nothing reads them, an error (TorchScript's) where something
+    does."""
     chunks, dim = node.i("chunks"), node.i("dim")
     outputs = len(node.outputs)
+    used = [bool(value.uses) for value in node.outputs]
 
     def chunk(tensor: torch.Tensor) -> Any:
         pieces = list(tensor.chunk(chunks, dim))
         if len(pieces) > chunks:
             fail(f"Expected chunk to return {chunks} outputs, but got {len(pieces)}")
+        if any(used[len(pieces):]):
+            fail(f"Expected chunk to return at least {chunks} outputs, but got only {len(pieces)}")
         pieces += [None] * (outputs - len(pieces))
         return tuple(pieces) if outputs != 1 else pieces[0]
 

@@ -85,6 +85,7 @@ def constant_chunks(graph: Graph) -> bool:
             continue
         chunk = graph.create(prim.ConstantChunk, [node.inputs[0]], len(unpack.outputs))
         chunk.i_("chunks", node.get("chunks")).i_("dim", node.get("dim")).insert_before(node)
+        chunk.source_range, chunk.scope, chunk.callstack = node.source_range, node.scope, node.callstack
         for old, new in zip(unpack.outputs, chunk.outputs):
             new.copy_metadata(old)
             old.replace_all_uses_with(new)

@@ -527,6 +527,10 @@ class Block:
     def outputs(self) -> tuple[Value, ...]:
         return self.return_node.inputs
 
+    def all_nodes(self) -> Iterator[Node]:
+        """Every node of this block in program order, entering nested blocks right after their owning node."""
+        return _walk(self)
+
     def nodes(self) -> Iterator[Node]:
         """The nodes in order; the current node may be destroyed or moved while iterating."""
         node = self.return_node.next

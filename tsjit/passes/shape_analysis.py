@@ -498,6 +498,26 @@ def _visit_if(self: _Propagator, node: Node) -> None:
 
 
 def _visit_loop(self: _Propagator, node: Node) -> None:
+    """Types carried around the body until they stop changing. The search for the fixed point sets types it then
+    joins back, so whether the pass changed anything is decided by comparing the loop's types before and after."""
+    changed_before, types_before = self.changed, _loop_types(node)
+    self.changed = False
+    _find_loop_fixed_point(self, node)
+    self.changed = changed_before or (self.changed and _loop_types(node) != types_before)
+
+
+def _loop_types(node: Node) -> list:
+    values = list(node.outputs)
+    for block in node.blocks:
+        values += block.inputs
+        for inner in block.all_nodes():
+            values += inner.outputs
+            for nested in inner.blocks:
+                values += nested.inputs
+    return [value.type for value in values]
+
+
+def _find_loop_fixed_point(self: _Propagator, node: Node) -> None:
     body = node.blocks[0]
     declared = [T.unshaped_type(v.type) for v in node.outputs]
     carried = [_refine_declared(d, v.type) for d, v in zip(declared, node.inputs[2:])]

@@ -28,12 +28,18 @@ from tsjit.frontend.tracer import get_tracing_state
 Task = Callable[[], None]
 
 
-class Future:
-    """The result of forked work: a value or an exception, set once, with callbacks run on completion."""
+class Future(torch.futures.Future):
+    """The result of forked work: a value or an exception, set once, with callbacks run on completion.
+
+    It is a `torch.futures.Future` (what torch.jit.fork returns), so `then`, `torch.futures.wait_all` and
+    `torch.jit.wait` take it: completing it completes the torch future too. Waiting, though, is tsjit's own
+    (a pool thread runs queued tasks while it waits, so nested forks cannot deadlock the pool).
+    """
 
     __slots__ = ("_condition", "_done", "_value", "_exception", "_callbacks")
 
     def __init__(self):
+        super().__init__()
         self._condition = threading.Condition(threading.Lock())
         self._done = False
         self._value: Any = None
@@ -88,10 +94,17 @@ class Future:
         _pool.wake_helpers()
         for callback in callbacks:
             callback(self)
+        if exception is not None:  # the torch future holds the exception; its `wait` and `value` raise it
+            self._set_unwrap_func(_raise)
+        torch._C.Future.set_result(self, exception if exception is not None else value)  # runs `then` callbacks
 
     def __repr__(self) -> str:
         state = "pending" if not self._done else ("failed" if self._exception is not None else "done")
         return f"<tsjit Future {state}>"
+
+
+def _raise(exception: BaseException) -> None:
+    raise exception
 
 
 class ThreadPool:

@@ -38,12 +38,23 @@ _LAZY = {
     "register_operator": "tsjit.ops.registry",
     "run_graph": "tsjit.runtime.run",
     "fork": "tsjit.runtime.futures", "wait": "tsjit.runtime.futures", "Future": "tsjit.runtime.futures",
+    "Error": "tsjit.errors", "ScriptWarning": "tsjit.errors",
+    "optimized_execution": "tsjit.api.execution", "fuser": "tsjit.api.execution",
+    "strict_fusion": "tsjit.api.execution",
+    "run_frozen_optimizations": "tsjit.api.freeze",
+    "script_method": "tsjit.api.module", "Attribute": "tsjit.api.module", "isinstance": "tsjit.api.type_checks",
+    "export_opnames": "tsjit.api.archive",
 }
 
 __all__ = ["Block", "Graph", "Node", "TsjitError", "Use", "Value", *_LAZY]
 
 
 def __getattr__(name: str):
+    if name == "__version__":  # the installed package's version, as pip shows it
+        from importlib import metadata  # deferred: read on first use, `import tsjit` stays cheap
+
+        globals()[name] = metadata.version("tsjit")
+        return globals()[name]
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'tsjit' has no attribute {name!r}")

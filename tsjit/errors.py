@@ -60,3 +60,13 @@ class SourceParseError(ErrorWithSourceRange, ParseError):
 
 class CompileError(ErrorWithSourceRange, FrontendError):
     """A TorchScript compilation error at a place in source text."""
+
+
+# torch.jit's names: `torch.jit.Error` is what a failing TorchScript program raises (`raise`, `assert`, an
+# operator's error), which for tsjit is RuntimeTsjitError.
+Error = RuntimeTsjitError
+
+
+class ScriptWarning(Warning):
+    """A warning about how TorchScript features are used (torch.jit.ScriptWarning), such as strict_fusion
+    outside scripted code."""

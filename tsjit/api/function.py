@@ -29,7 +29,9 @@ from __future__ import annotations
 import enum
 import functools
 import inspect
+import os
 import threading
+import warnings
 import weakref
 from typing import Any
 
@@ -39,7 +41,14 @@ from tsjit import garbage_collection
 from tsjit.errors import TsjitError
 from tsjit.frontend.enum_values import to_enum_value
 from tsjit.frontend.ir_emitter import GraphFunction, compile_source
-from tsjit.frontend.resolver import EXPORT, IGNORE, UNUSED, SourceTextResolver, compiled_function_for
+from tsjit.frontend.resolver import (
+    EXPORT,
+    IGNORE,
+    UNUSED,
+    SourceTextResolver,
+    compiled_function_for,
+    compiled_function_with_types,
+)
 from tsjit.frontend.script_class import from_script_value, script_class, to_script_value
 from tsjit.frontend.tracer import get_tracing_state
 from tsjit.ir import types as T
@@ -137,6 +146,18 @@ class ScriptFunction:
 
     def _runtime_function(self):
         return runtime_function(self.graph_function)
+
+    def save(self, f: str | os.PathLike | Any, _extra_files: dict[str, Any] | None = None) -> None:
+        """Save as a TorchScript archive: a module whose `forward` is this function (as torch.jit saves one)."""
+        from tsjit.serialization import serializer  # deferred: the archive writer loads on first save
+
+        serializer.save(self, f, _extra_files)
+
+    def save_to_buffer(self, _extra_files: dict[str, Any] | None = None) -> bytes:
+        """The bytes of the archive `save` writes."""
+        from tsjit.serialization import serializer  # deferred: the archive writer loads on first save
+
+        return serializer.serialize(self, extra_files=_extra_files)
 
     def __repr__(self) -> str:
         return f"<tsjit ScriptFunction {self.qualified_name}>"
@@ -326,15 +347,45 @@ _scripted_lock = threading.Lock()
 SCRIPT_HOOKS: list = []
 
 
-def script(obj: Any, optimize: Any = None, _frames_up: int = 0, _rcb: Any = None) -> Any:
+# `0` in TSJIT or PYTORCH_JIT (read at import, as torch.jit reads PYTORCH_JIT): script and trace return the Python
+# objects they are given, and ScriptModule subclasses stay Python
+SCRIPTING_ENABLED = all(os.environ.get(name, "1") != "0" for name in ("TSJIT", "PYTORCH_JIT"))
+
+
+def script(obj: Any, optimize: Any = None, _frames_up: int = 0, _rcb: Any = None,
+           example_inputs: list[tuple] | dict[Any, list[tuple]] | None = None) -> Any:
     """Compile a Python function (and the functions it calls) to TorchScript; returns a ScriptFunction.
 
-    nn.Modules and classes are compiled by the hooks the module frontend registers.
+    nn.Modules and classes are compiled by the hooks the module frontend registers. `example_inputs` (a list
+    of argument tuples, or a dict from the function to such a list) types the parameters the function leaves
+    unannotated by the values given, as torch.jit does with MonkeyType installed: `script(add, [(3, 4)])` makes
+    `add(int a, int b)`; tsjit needs no MonkeyType. The result of such a call is a function of its own (not the
+    cached one).
     """
-    if isinstance(obj, ScriptFunction):
+    if optimize is not None:
+        warnings.warn("`optimize` is deprecated and has no effect. Use `with tsjit.optimized_execution()` instead",
+                      FutureWarning, stacklevel=2)
+    if not SCRIPTING_ENABLED or isinstance(obj, ScriptFunction):
         return obj
     with garbage_collection.paused():
+        if example_inputs and inspect.isfunction(obj):
+            return ScriptFunction(compiled_function_with_types(obj, example_parameter_types(obj, example_inputs)), obj)
         return _script(obj)
+
+
+def example_parameter_types(fn: Any, example_inputs: list[tuple] | dict[Any, list[tuple]]) -> dict[str, T.Type]:
+    """The type of each parameter of `fn` over the example calls: the types of the values given, unified, or Any
+    where they do not unify (an int and a float), as torch.jit reads MonkeyType's records."""
+    examples = example_inputs.get(fn, []) if isinstance(example_inputs, dict) else example_inputs
+    if not isinstance(examples, list):
+        raise TsjitError("Error: Unable to infer types. Please format the inputs to type `List[Tuple]` or "
+                         "`Dict[Callable, List[Tuple]]`.")
+    names = list(inspect.signature(fn).parameters)
+    seen: dict[str, list[T.Type]] = {}
+    for example in examples:
+        for name, value in zip(names, example):
+            seen.setdefault(name, []).append(T.unshaped_type(T.type_of(value)))
+    return {name: T.unify_type_list(types) or T.AnyType.get() for name, types in seen.items()}
 
 
 def _script(obj: Any) -> Any:
@@ -369,11 +420,8 @@ class CompilationUnit:
             self.define(source, _frames_up=_frames_up + 1)
 
     def define(self, source: str, _frames_up: int = 0) -> list[ScriptFunction]:
-        frame = inspect.currentframe()
-        for _ in range(_frames_up + 1):
-            frame = frame.f_back
-        namespace = {"torch": torch, **frame.f_globals, **frame.f_locals}
-        del frame
+        """Compile the functions `source` defines and add them; names resolve where `define` is called."""
+        namespace = caller_namespace(_frames_up + 1)
         with garbage_collection.paused():
             defined = compile_source(source, SourceTextResolver(namespace))
             for function in defined:
@@ -393,6 +441,17 @@ class CompilationUnit:
         if name in functions:
             return functions[name]
         raise AttributeError(f"'CompilationUnit' has no function '{name}'")
+
+
+def caller_namespace(frames_up: int) -> dict[str, Any]:
+    """The names visible `frames_up` frames above the caller (its globals, then its locals), and `torch`: where
+    TorchScript source given as text resolves its names, as torch.jit's resolution callback from a frame."""
+    frame = inspect.currentframe().f_back
+    for _ in range(frames_up):
+        frame = frame.f_back
+    namespace = {"torch": torch, **frame.f_globals, **frame.f_locals}
+    del frame
+    return namespace
 
 
 # ---- decorators --------------------------------------------------------------------------------------------------
@@ -444,3 +503,4 @@ def annotate(the_type: Any, the_value: Any) -> Any:
 
 
 annotate.tsjit_special_form = "prim::annotate"
+

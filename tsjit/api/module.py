@@ -26,12 +26,21 @@ from __future__ import annotations
 
 import copy
 import inspect
-from collections.abc import Iterator, MutableMapping
+import os
+import weakref
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any, NamedTuple
 
 import torch
 
-from tsjit.api.function import SCRIPT_HOOKS, ArgumentBinder, fits_type
+from tsjit.api.function import (
+    SCRIPT_HOOKS,
+    SCRIPTING_ENABLED,
+    ArgumentBinder,
+    bind_arguments,
+    caller_namespace,
+    fits_type,
+)
 from tsjit.errors import TsjitError
 from tsjit.frontend import module_sugared_values
 from tsjit.frontend.concrete_module_type import (
@@ -51,9 +60,11 @@ from tsjit.frontend.module_sugared_values import (
     define_overloads,
     define_properties,
     define_source_method,
+    define_source_methods,
     property_getter,
     property_setter,
 )
+from tsjit.frontend.resolver import SourceTextResolver
 from tsjit.frontend.script_class import from_script_value, to_script_value
 from tsjit.frontend.tracer import get_tracing_state
 from tsjit.ir import types as T
@@ -62,7 +73,7 @@ from tsjit.ir.objects import Object
 from tsjit.ir.schema import FunctionSchema
 from tsjit.passes.inliner import inline_calls
 from tsjit.runtime.function import runtime_function
-from tsjit.serialization import method_code
+from tsjit.serialization import method_code, method_code_with_constants
 
 
 # ==============================================================================================================
@@ -219,11 +230,22 @@ class ScriptMethod:
         return method_code(self.function)
 
     @property
+    def code_with_constants(self) -> tuple[str, dict[str, Any]]:
+        """`.code` and the values it names `CONSTANTS.c<i>`, by name (`c0`...)."""
+        code, constants = method_code_with_constants(self.function)
+        return code, {f"c{index}": value for index, value in enumerate(constants)}
+
+    @property
     def inlined_graph(self) -> Graph:
         """The graph with every method and function it calls inlined (`torch._C._jit_pass_inline`)."""
         graph = self.graph.copy()
         inline_calls(graph)
         return graph
+
+    def graph_for(self, *args: Any, **kwargs: Any) -> Graph:
+        """The graph the executor runs for these arguments: specialized to their ArgumentSpec and optimized."""
+        inputs = bind_arguments(self.schema_without_self(), args, kwargs)
+        return runtime_function(self.function).executor.get_plan([self.owner._c, *inputs]).graph
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         owner, calls = self.owner, self.owner.__dict__["_method_calls"]
@@ -262,9 +284,126 @@ class ScriptHook:
 # ==============================================================================================================
 class ScriptModule(torch.nn.Module):
     """The base of compiled modules (`isinstance(m, tsjit.ScriptModule)`); RecursiveScriptModule is the one
-    `tsjit.script` makes."""
+    `tsjit.script` makes.
+
+    Subclassing it is torch.jit's legacy way of scripting: the class's `@tsjit.script_method`s (and the source
+    given to `self.define` in `__init__`) compile once `__init__` has run, and the instance becomes a scripted
+    module of its own class (see `_script_legacy_module`):
+
+        class Scaled(tsjit.ScriptModule):
+            def __init__(self):
+                super().__init__()
+                self.scale = tsjit.Attribute(2.0, float)
+
+            @tsjit.script_method
+            def forward(self, x):
+                return x * self.scale
+    """
 
     is_script_module = True  # how the tracer (frontend/trace_module.py) recognizes one without importing the api
+    _compiled_class = False  # True for the classes whose instances are already compiled (RecursiveScriptModule)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls._compiled_class or not SCRIPTING_ENABLED:
+            return
+        original_init = cls.__init__
+
+        def init_then_script(self: ScriptModule, *args: Any, **kwargs: Any) -> None:
+            original_init(self, *args, **kwargs)
+            if type(self) is cls:  # the outermost __init__ of the instance's own class has run
+                _script_legacy_module(self)
+
+        init_then_script.__wrapped__ = original_init  # type: ignore[attr-defined]
+        cls.__init__ = init_then_script  # type: ignore[method-assign]
+
+    def define(self, source: str) -> None:
+        """Add the methods `source` defines (TorchScript source) to the module, names resolved where `define`
+        is called; in a legacy subclass's `__init__` they compile with the script methods."""
+        resolver = SourceTextResolver(caller_namespace(1))
+        compiled = self.__dict__.get("_concrete_type")
+        if compiled is None:
+            _pending_definitions.setdefault(self, []).append((source, resolver))
+            return
+        for function in define_source_methods(compiled, source, resolver):
+            function.ensure_defined()
+
+
+# sources given to `define` in a legacy subclass's __init__, until it compiles
+_pending_definitions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+class ScriptMethodStub:
+    """A `@tsjit.script_method` in a ScriptModule subclass: on the class, the Python function (which the
+    frontend compiles); on a compiled instance, its ScriptMethod; before compilation, the Python method."""
+
+    def __init__(self, function: Callable[..., Any]):
+        self.function = function
+        self.__doc__ = function.__doc__
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self.function
+        if "_c" in instance.__dict__:
+            return instance.__getattr__(self.function.__name__)
+        return self.function.__get__(instance, owner)
+
+
+def script_method(fn: Callable[..., Any]) -> Any:
+    """Mark a method of a ScriptModule subclass to be compiled (torch.jit's legacy `@script_method`)."""
+    return ScriptMethodStub(fn) if SCRIPTING_ENABLED else fn
+
+
+class Attribute(NamedTuple):
+    """`self.x = tsjit.Attribute(value, type)` in `__init__`: an attribute of a declared TorchScript type
+    (`tsjit.Attribute([], List[int])`), as torch.jit.Attribute; class annotations say the same today.
+    With scripting off (TSJIT=0) it is the value itself."""
+
+    value: Any
+    type: Any
+
+
+if not SCRIPTING_ENABLED:
+    def Attribute(value: Any, type: Any) -> Any:  # type: ignore[no-redef]  # noqa: N802  (torch.jit's name)
+        return value
+
+
+def _script_legacy_module(module: ScriptModule) -> None:
+    """Compile a legacy ScriptModule subclass's instance in place: its script methods and defined sources
+    become methods of its type, and the instance becomes a RecursiveScriptModule of a class that also
+    derives from its own (so its Python methods and `isinstance` still work)."""
+    cls = type(module)
+    stubs = [name for name in dir(cls) if isinstance(inspect.getattr_static(cls, name, None), ScriptMethodStub)]
+    concrete_type = module_concrete_type(module)
+    defined = [function.name for source, resolver in _pending_definitions.pop(module, [])
+               for function in define_source_methods(concrete_type, source, resolver)]
+    scripted = create_script_module(module, concrete_type, stubs)
+    for name in defined:
+        concrete_type.jit_type.methods[name].ensure_defined()
+    fields = dict(scripted.__dict__)
+    module.__dict__.clear()
+    module.__class__ = _compiled_subclass(cls)
+    module.__dict__.update(fields)
+
+
+def _compiled_subclass(cls: type) -> type:
+    """RecursiveScriptModule and `cls` in one class (made once per class)."""
+    compiled = cls.__dict__.get("_tsjit_compiled_subclass")
+    if compiled is None:
+        compiled = type(cls.__name__, (RecursiveScriptModule, cls), {"_compiled_class": True,
+                                                                     "__module__": cls.__module__})
+        cls._tsjit_compiled_subclass = compiled  # type: ignore[attr-defined]
+    return compiled
+
+
+class ConstMap:
+    """The constants of `.code_with_constants`, by the names the code uses (`CONSTANTS.c0`)."""
+
+    def __init__(self, const_mapping: dict[str, Any]):
+        self.const_mapping = const_mapping
+
+    def __getattr__(self, name: str) -> Any:
+        return self.const_mapping[name]
 
 
 class TensorSlots(MutableMapping):
@@ -316,6 +455,8 @@ _OWN_FIELDS = frozenset({"_c", "_concrete_type", "_method_calls"})
 class RecursiveScriptModule(ScriptModule):
     """An nn.Module compiled by `tsjit.script`: attributes, parameters, buffers and submodules live in the
     runtime object `_c`; compiled methods (`forward`, exported ones) are ScriptMethods."""
+
+    _compiled_class = True
 
     def __init__(self, obj: Object, concrete_type: ConcreteModuleType, submodules: dict[str, RecursiveScriptModule]):
         super().__init__()
@@ -392,6 +533,28 @@ class RecursiveScriptModule(ScriptModule):
     def code(self) -> str:
         """`forward`'s TorchScript source."""
         return self.forward.code
+
+    @property
+    def code_with_constants(self) -> tuple[str, ConstMap]:
+        """`forward`'s `.code` and the values it names `CONSTANTS.c<i>` (`constants.c0`)."""
+        code, constants = self.forward.code_with_constants
+        return code, ConstMap(constants)
+
+    def graph_for(self, *args: Any, **kwargs: Any) -> Graph:
+        """The graph the executor runs `forward` with for these arguments (torch.jit's `graph_for`)."""
+        return self.forward.graph_for(*args, **kwargs)
+
+    def save(self, f: str | os.PathLike | Any, _extra_files: dict[str, Any] | None = None) -> None:
+        """Save as a TorchScript archive (`tsjit.save(self, f)`)."""
+        from tsjit.serialization import serializer  # deferred: the archive writer loads on first save
+
+        serializer.save(self, f, _extra_files)
+
+    def save_to_buffer(self, _extra_files: dict[str, Any] | None = None) -> bytes:
+        """The bytes of the archive `save` writes."""
+        from tsjit.serialization import serializer  # deferred: the archive writer loads on first save
+
+        return serializer.serialize(self, extra_files=_extra_files)
 
     @property
     def original_name(self) -> str:

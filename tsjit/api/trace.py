@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from tsjit.api.function import ScriptFunction
+from tsjit.api.function import SCRIPTING_ENABLED, ScriptFunction
 from tsjit.api.module import RecursiveScriptModule, ScriptModule
 from tsjit.errors import TsjitError
 from tsjit.frontend.resolver import _qualified_name
@@ -82,6 +82,8 @@ def trace(func: Callable, example_inputs: Any = None, check_trace: bool = True, 
     `example_kwarg_inputs` (instead of `example_inputs`) passes the examples by parameter name; the traced
     program takes them in the order of `func`'s parameters, positionally or by name.
     """
+    if not SCRIPTING_ENABLED:  # TSJIT=0 / PYTORCH_JIT=0: the Python object itself
+        return func
     if isinstance(func, ScriptModule | ScriptFunction):
         warnings.warn("The input to trace is already a ScriptModule, tracing it is a no-op. Returning the object "
                       "as is.", stacklevel=2)
@@ -162,6 +164,8 @@ def trace_module(mod: torch.nn.Module, inputs: dict[str, Any], check_trace: bool
                  strict: bool = True, example_inputs_is_kwarg: bool = False) -> ScriptModule:
     """Trace the methods `inputs` names (method name -> example inputs) into one ScriptModule; with
     `example_inputs_is_kwarg` each method's examples are a dict passing them by parameter name."""
+    if not SCRIPTING_ENABLED:  # TSJIT=0 / PYTORCH_JIT=0: the Python module itself
+        return mod
     if not isinstance(mod, torch.nn.Module):
         raise TsjitError("expected torch.nn.Module as the first argument")
     if not isinstance(inputs, dict):

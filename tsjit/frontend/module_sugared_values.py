@@ -469,6 +469,22 @@ def define_source_method(concrete_type: ConcreteModuleType, source: str):
     return concrete_type.jit_type.methods[definition.name.name]
 
 
+def define_source_methods(concrete_type: ConcreteModuleType, source: str, resolver) -> list:
+    """The methods `source` defines (`module.define(source)`, as torch.jit's), names resolved by `resolver`;
+    compiled when first needed. A name the type already has is an error."""
+    methods = concrete_type.jit_type.methods
+    defined = []
+    with concrete_type.lock:
+        for definition in parse_definitions(Source(source, "<string>", 1)):
+            name = definition.name.name
+            if name in methods:
+                raise CompileError(f"method '{name}' already defined.", definition.name.range)
+            qualname = f"{concrete_type.jit_type.qualified_name}.{name}"
+            methods[name] = GraphFunction(qualname, definition, resolver, None, ModuleSelfBinding(concrete_type))
+            defined.append(methods[name])
+    return defined
+
+
 def define_hooks(concrete_type: ConcreteModuleType) -> None:
     """Compile the forward pre-hooks and hooks as functions taking the module first, checking their
     signatures against `forward`'s as torch.jit does (C++ define_hooks, checkForward(Pre)HookSchema)."""

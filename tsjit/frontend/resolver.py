@@ -564,6 +564,18 @@ def compiled_function_for(fn, loc=None):
     return function
 
 
+def compiled_function_with_types(fn, parameter_types: dict):
+    """A new GraphFunction compiling `fn` with its unannotated parameters typed by `parameter_types` (from
+    example inputs); not cached, since other callers see `fn` as its source says."""
+    # breaks a real cycle: ir_emitter imports this module
+    from tsjit.frontend.ir_emitter import GraphFunction, python_function_definition
+
+    definition, resolver, defaults = python_function_definition(fn, parameter_types)
+    function = GraphFunction(_qualified_name(fn), definition, resolver, defaults)
+    function.ensure_defined()
+    return function
+
+
 _compiled_overloads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 

@@ -54,9 +54,11 @@ _lock = threading.RLock()
 # classes TorchScript never compiles as script classes (torch._jit_internal.can_compile_class)
 _NOT_SCRIPT_CLASSES = (torch.nn.Module, tuple, list, dict, Exception, torch.Tensor)
 _FOREIGN_MODULES = ("builtins", "typing", "enum", "abc", "collections")
-# torch's own classes are builtins or Python TorchScript cannot compile, except this context manager, which
-# torch.jit compiles from their source (`with torch.no_grad():` in torch.nn.functional.gaussian_nll_loss)
+# torch's own classes are builtins or Python TorchScript cannot compile, except these context managers, which
+# torch.jit compiles from their source (`with torch.no_grad():` in torch.nn.functional.gaussian_nll_loss;
+# `with torch.jit.strict_fusion():`, named so that tsjit never imports torch.jit)
 _TORCH_SCRIPT_CLASSES = (torch.no_grad,)
+_TORCH_JIT_SCRIPT_CLASSES = ("strict_fusion",)
 
 
 # ==============================================================================================================
@@ -67,9 +69,9 @@ def is_script_class_candidate(obj: Any) -> bool:
     (every routine of it has code), not a module, container, exception, enum or typing construct."""
     if not inspect.isclass(obj) or issubclass(obj, _NOT_SCRIPT_CLASSES) or is_ignored(obj) or is_interface_class(obj):
         return False
-    if obj in _TORCH_SCRIPT_CLASSES:
-        return True
     module = getattr(obj, "__module__", "") or ""
+    if obj in _TORCH_SCRIPT_CLASSES or (module == "torch.jit" and obj.__name__ in _TORCH_JIT_SCRIPT_CLASSES):
+        return True
     if resolver.in_package(module, "torch", *_FOREIGN_MODULES) or _is_enum(obj):
         return False
     routines = [member for member in vars(obj).values() if inspect.isfunction(member)]

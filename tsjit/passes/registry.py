@@ -68,6 +68,8 @@ _TABLE = (
      "small counted loops repeated 8 times (constant short trip counts fully), with an epilogue loop"),
     ("fuse_graph", f"{_PASSES}.graph_fuser",
      "runs of elementwise float operators grouped into prim::FusionGroup nodes (one compiled kernel each)"),
+    ("check_strict_fusion", f"{_PASSES}.check_strict_fusion",
+     "refuses a `with strict_fusion():` block holding anything but prim::FusionGroup nodes; never changes the graph"),
     # freezing (tsjit/passes/freeze_module.py, frozen_graph_optimizations.py)
     ("unroll_constant_loops", f"{_PASSES}.loop_unrolling",
      "small counted loops with a constant trip count replaced by copies of their body"),

@@ -47,6 +47,7 @@ from tsjit.ir.symbols import Symbol, aten, prim
 from tsjit.ops import builtins
 from tsjit.ops.matching import find_operator_for_node
 from tsjit.passes import shape_rules_nn  # noqa: F401  (its rules register into RULES)
+from tsjit.passes.check_strict_fusion import is_strict_fusion
 from tsjit.passes.dead_code_elimination import SIDE_EFFECT_KINDS
 from tsjit.passes.shape_rules import RULES, AbstractTensor, Decline, DeviceArgument, UnknownBool
 
@@ -85,7 +86,7 @@ def propagate_shapes(graph: Graph, use_rules: bool = True) -> bool:
         return _erase_block(graph.block)
     # autocast changes dtypes, but not on meta tensors: under it (or a `with` that may turn it on) dtypes are unknown
     trust_dtypes = not torch._C._is_any_autocast_enabled() and not any(
-        node.kind is prim.Enter for node in graph.all_nodes())
+        node.kind is prim.Enter and not is_strict_fusion(node.inputs[0].type) for node in graph.all_nodes())
     propagator = _Propagator(trust_dtypes, use_rules)
     propagator.run_block(graph.block)
     return propagator.changed

@@ -33,6 +33,7 @@ from tsjit import garbage_collection, log
 from tsjit.errors import RuntimeTsjitError
 from tsjit.ir.graph import Graph
 from tsjit.ir.types import NoneType, OptionalType, TensorType, TupleType, Type
+from tsjit.passes.check_strict_fusion import check_strict_fusion
 from tsjit.passes.common_subexpression_elimination import eliminate_common_subexpression
 from tsjit.passes.constant_pooling import constant_pooling
 from tsjit.passes.constant_propagation import constant_propagation_immutable_types
@@ -44,6 +45,7 @@ from tsjit.passes.pass_runner import run_pass
 from tsjit.passes.peephole import peephole_optimize
 from tsjit.passes.shape_analysis import may_change_tensor_metadata, propagate_shapes
 from tsjit.passes.specialize_autograd_zero import specialize_autograd_zero
+from tsjit.runtime import executor_options
 from tsjit.runtime.futures import Future, submit
 from tsjit.runtime.generated_plan import generate_plan
 from tsjit.runtime.interpreter import Code, InterpreterState
@@ -218,12 +220,13 @@ def run_derivative_preserving_optimizations(graph: Graph) -> bool:
 def run_post_derivative_optimizations(graph: Graph) -> bool:
     """Rewrites that break autograd (seed: "Post-derivative optimization"): for graphs where no input requires
     grad, fusion of elementwise operators into prim::FusionGroup nodes, each run as one compiled C kernel
-    (passes/graph_fuser.py, runtime/fusion.py); TSJIT_FUSION=0 turns fusion off. Graphs that need gradients
-    would first split out prim::DifferentiableGraph nodes; tsjit has no symbolic autodiff yet, so they are left
-    as they are and autograd runs eagerly, op by op."""
-    if os.environ.get("TSJIT_FUSION", "1") == "0":
-        return False
-    return run_pass(fuse_graph, graph)
+    (passes/graph_fuser.py, runtime/fusion.py); `tsjit.fuser("none")` or TSJIT_FUSION=0 turn fusion off.
+    Graphs that need gradients would first split out prim::DifferentiableGraph nodes; tsjit has no symbolic
+    autodiff yet, so they are left as they are and autograd runs eagerly, op by op. Then `with strict_fusion():`
+    blocks are checked (passes/check_strict_fusion.py)."""
+    changed = executor_options.fusion_enabled() and run_pass(fuse_graph, graph)
+    run_pass(check_strict_fusion, graph)  # `with strict_fusion():` blocks must now be fused whole
+    return changed
 
 
 OPTIMIZATION_PIPELINE: tuple[Callable[[Graph], bool], ...] = (
@@ -356,7 +359,7 @@ class GraphExecutor:
             if plan is None:
                 graph = self.graph.copy()
                 specialize_types(graph, key[0])
-                if self.optimize:
+                if self.optimize and executor_options.optimization_enabled():
                     optimize_graph(graph)
                 plan = self._plans[key] = ExecutionPlan(graph)
                 self._plan_keys[id(plan)] = key

@@ -43,4 +43,14 @@ def method_code(method: Any) -> str:
     return printer.text()
 
 
-__all__ = ["function_code", "method_code"]
+def method_code_with_constants(method: Any) -> tuple[str, list[Any]]:
+    """`.code` of a method and its constant table: the values the code names `CONSTANTS.c<i>`, by index."""
+    # deferred: every serialization module imports this package first; the printer is large
+    from tsjit.serialization.python_printer import PythonPrinter
+
+    printer = PythonPrinter()
+    printer.print_method(method)
+    return printer.text(), list(printer.constant_table)
+
+
+__all__ = ["function_code", "method_code", "method_code_with_constants"]

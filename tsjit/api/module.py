@@ -243,7 +243,10 @@ class ScriptMethod:
         return graph
 
     def graph_for(self, *args: Any, **kwargs: Any) -> Graph:
-        """The graph the executor runs for these arguments: specialized to their ArgumentSpec and optimized."""
+        """The graph the executor runs for these arguments: specialized to their ArgumentSpec and optimized. As
+        torch.jit's, it takes the module first (`module.forward.graph_for(module, x)`); it may be left out."""
+        if args and args[0] is self.owner:
+            args = args[1:]
         inputs = bind_arguments(self.schema_without_self(), args, kwargs)
         return runtime_function(self.function).executor.get_plan([self.owner._c, *inputs]).graph
 
@@ -542,7 +545,7 @@ class RecursiveScriptModule(ScriptModule):
 
     def graph_for(self, *args: Any, **kwargs: Any) -> Graph:
         """The graph the executor runs `forward` with for these arguments (torch.jit's `graph_for`)."""
-        return self.forward.graph_for(*args, **kwargs)
+        return self.forward.graph_for(self, *args, **kwargs)
 
     def save(self, f: str | os.PathLike | Any, _extra_files: dict[str, Any] | None = None) -> None:
         """Save as a TorchScript archive (`tsjit.save(self, f)`)."""

@@ -478,7 +478,8 @@ def define_source_methods(concrete_type: ConcreteModuleType, source: str, resolv
         for definition in parse_definitions(Source(source, "<string>", 1)):
             name = definition.name.name
             if name in methods:
-                raise CompileError(f"method '{name}' already defined.", definition.name.range)
+                raise CompileError(f"Can't redefine method: {name} on class: {concrete_type.jit_type.qualified_name}",
+                                   definition.name.range)
             qualname = f"{concrete_type.jit_type.qualified_name}.{name}"
             methods[name] = GraphFunction(qualname, definition, resolver, None, ModuleSelfBinding(concrete_type))
             defined.append(methods[name])

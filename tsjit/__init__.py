@@ -17,10 +17,44 @@ The public API is named like torch.jit. Parts load on first use, so `import tsji
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING, Any
 
 from tsjit import garbage_collection
 from tsjit.errors import TsjitError
 from tsjit.ir.graph import Block, Graph, Node, Use, Value
+
+if TYPE_CHECKING:  # what type checkers see of the names _LAZY loads on first use (py.typed: checked by mypy)
+    from typing import Final  # noqa: F401
+
+    from tsjit.api import (  # noqa: F401
+        CompilationUnit,
+        RecursiveScriptModule,
+        ScriptFunction,
+        ScriptModule,
+        annotate,
+        export,
+        ignore,
+        interface,
+        script,
+        script_if_tracing,
+        unused,
+    )
+    from tsjit.api.archive import export_opnames, load, save  # noqa: F401
+    from tsjit.api.execution import fuser, optimized_execution, strict_fusion  # noqa: F401
+    from tsjit.api.freeze import freeze, optimize_for_inference, run_frozen_optimizations  # noqa: F401
+    from tsjit.api.module import Attribute, script_method  # noqa: F401
+    from tsjit.api.trace import TracingCheckError, trace, trace_module  # noqa: F401
+    from tsjit.api.type_checks import isinstance  # noqa: F401
+    from tsjit.errors import Error, ScriptWarning  # noqa: F401
+    from tsjit.frontend.torch_tracing_flags import is_scripting, is_tracing  # noqa: F401
+    from tsjit.frontend.tracer import TracerWarning  # noqa: F401
+    from tsjit.ir.parser import parse_ir  # noqa: F401
+    from tsjit.ir.schema import parse_schema  # noqa: F401
+    from tsjit.ops.registry import register_operator  # noqa: F401
+    from tsjit.runtime.futures import Future, fork, wait  # noqa: F401
+    from tsjit.runtime.run import run_graph  # noqa: F401
+
+    __version__: str
 
 # public name -> module that defines it (imported on first access)
 _LAZY = {
@@ -49,7 +83,7 @@ _LAZY = {
 __all__ = ["Block", "Graph", "Node", "TsjitError", "Use", "Value", *_LAZY]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name == "__version__":  # the installed package's version, as pip shows it
         from importlib import metadata  # deferred: read on first use, `import tsjit` stays cheap
 

@@ -11,7 +11,11 @@ The public API is named like torch.jit. Parts load on first use, so `import tsji
     tsjit.parse_ir(text)                      # TorchScript graph text -> Graph
     tsjit.run_graph(graph, *args)             # run any graph with the interpreter
     tsjit.register_operator(schema, fn)       # open operator registration
-    tsjit.fork(fn, *args) / tsjit.wait(fut)   # asynchronous calls
+    tsjit.fork(fn, *args) / tsjit.wait(fut)   # asynchronous calls (a torch.futures.Future: `.then` works)
+    with tsjit.fuser("none"), tsjit.optimized_execution(False): ...   # the executor's switches
+
+docs/torch_jit_api.md lists every public name of torch.jit and tsjit's status for it. TSJIT=0 (or PYTORCH_JIT=0)
+at import makes script and trace return the Python objects they are given.
 """
 
 from __future__ import annotations

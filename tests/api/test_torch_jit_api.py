@@ -185,17 +185,19 @@ def test_script_warning_is_a_warning(jit):
 
 
 # ---- is_scripting, is_tracing, isinstance, script_if_tracing -------------------------------------------------------
-@pytest.mark.parametrize("jit", JITS)
-def test_is_scripting_and_is_tracing_answer_where_they_are_asked(jit):
+@pytest.mark.parametrize(("jit", "asked"), [(torch.jit, torch.jit), (tsjit, tsjit), (tsjit, torch.jit)],
+                         ids=["torch.jit", "tsjit", "torch.jit's-flags-in-tsjit"])
+def test_is_scripting_and_is_tracing_answer_where_they_are_asked(jit, asked):
+    """Asked of tsjit or of torch.jit inside tsjit's script and trace, as of torch.jit inside torch.jit's."""
     def where(x):
-        if jit.is_scripting():
+        if asked.is_scripting():
             return x + 1
-        if jit.is_tracing():
+        if asked.is_tracing():
             return x + 2
         return x + 3
 
     x = torch.zeros(1)
-    assert (jit.is_scripting(), jit.is_tracing()) == (False, False)
+    assert (asked.is_scripting(), asked.is_tracing()) == (False, False)
     assert [float(jit.script(where)(x)), float(jit.trace(where, x)(x)), float(where(x))] == [1.0, 2.0, 3.0]
 
 

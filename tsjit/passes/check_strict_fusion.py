@@ -16,6 +16,7 @@ is reported, as torch.jit reports them where its fusers do not run.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from tsjit.errors import CompileError
 from tsjit.ir.graph import Graph, Node
@@ -42,15 +43,19 @@ def is_strict_fusion(type_) -> bool:
 
 
 def _check_block(enter: Node) -> None:
-    unfused = []
-    node = enter.next
-    while node.kind is not prim.Exit:
-        if node.kind is not prim.FusionGroup:
-            unfused.append(node)
-        node = node.next
+    unfused = [node for node in _nodes_inside(enter) if node.kind is not prim.FusionGroup]
     if unfused:
         lines = "".join(f"\t{_describe(n)}\n" for n in unfused)
         raise CompileError(f"Found unfused operators: \n{lines}", enter.inputs[0].node.source_range)
+
+
+def _nodes_inside(enter: Node) -> Iterator[Node]:
+    """The nodes after `enter` up to its block's prim::Exit (or the block's end)."""
+    end = enter.owning_block.return_node if enter.owning_block is not None else None
+    node = enter.next
+    while node is not None and node is not end and node.kind is not prim.Exit:
+        yield node
+        node = node.next
 
 
 def _describe(node: Node) -> str:

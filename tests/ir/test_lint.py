@@ -79,10 +79,12 @@ def test_missing_use():
 
 
 def test_duplicate_use():
+    """A use list cannot hold a use twice (UseList refuses), so lint never meets one."""
     g, x, _ = base()
     node = g.insert_node(g.create(culprit, [x]))
-    x.uses.append(Use(node, 0))
-    expect(g, "not recorded exactly once")
+    with pytest.raises(IRError, match="recorded twice"):
+        x.uses.append(Use(node, 0))
+    assert x.uses.count(Use(node, 0)) == 1
 
 
 def test_stale_use():

@@ -4,7 +4,8 @@ Ownership follows the seed: a Graph owns every Node, Value and Block created in 
 with another graph. Each Block keeps its nodes in a doubly linked list whose sentinel is the block's `prim::Return`
 node (its inputs are the block outputs); the block inputs are the outputs of a `prim::Param` node that sits outside
 the list. Use lists are exact: every input slot of every node is one `Use` in its value's `uses`, kept by the few
-methods that change inputs (`_add_use` / `_drop_use`), so "all uses of a value" costs nothing.
+methods that change inputs (`_set_input` / `_drop_use`), so "all uses of a value" costs nothing; a UseList adds and
+removes a use in constant time.
 
 Nodes carry topological positions that increase along a block, so `is_before` is a comparison for nodes of one
 block and a short walk up the block nesting otherwise.
@@ -33,6 +34,61 @@ class Use(NamedTuple):
     offset: int
 
 
+class UseList:
+    """A value's uses in the order they were added, as a read-only sequence that also appends and removes a use in
+    constant time: destroying the thousand readers of one value (a long generated method reading its input in every
+    statement) is then linear, where a list's `remove` made it quadratic. A use is recorded at most once."""
+
+    __slots__ = ("_uses",)
+
+    def __init__(self) -> None:
+        self._uses: dict[Use, None] = {}
+
+    def append(self, use: Use) -> None:
+        if use in self._uses:
+            raise IRError(f"use {use.offset} of {use.user.kind} is recorded twice")
+        self._uses[use] = None
+
+    def remove(self, use: Use) -> None:
+        try:
+            del self._uses[use]
+        except KeyError:
+            raise IRError(f"use {use.offset} of {use.user.kind} is not recorded") from None
+
+    def replace(self, old: Use, new: Use) -> None:
+        """Put `new` where `old` was (a node's input slots renumbered)."""
+        if old not in self._uses or new in self._uses:
+            raise IRError(f"use {old.offset} of {old.user.kind} cannot become use {new.offset}")
+        self._uses = {new if use == old else use: None for use in self._uses}
+
+    def count(self, use: Use) -> int:
+        return int(use in self._uses)
+
+    def __contains__(self, use: object) -> bool:
+        return use in self._uses
+
+    def __iter__(self) -> Iterator[Use]:
+        return iter(self._uses)
+
+    def __len__(self) -> int:
+        return len(self._uses)
+
+    def __getitem__(self, index: int) -> Use:
+        if index == 0 and self._uses:
+            return next(iter(self._uses))
+        return list(self._uses)[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, UseList):
+            return list(self._uses) == list(other._uses)
+        return isinstance(other, list) and list(self._uses) == other
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return repr(list(self._uses))
+
+
 class Value:
     """An SSA value: an output of a node (block inputs are outputs of the block's prim::Param node)."""
 
@@ -42,7 +98,7 @@ class Value:
         self.node = node
         self.offset = offset
         self.type = type_ if type_ is not None else _tensor_type()
-        self.uses: list[Use] = []
+        self.uses = UseList()
         self.unique = node.graph._next_unique()
         self._name: str | None = None
 
@@ -169,7 +225,7 @@ class Node:
 
     def insert_input(self, i: int, value: Value) -> Value:
         _check_same_graph(self.graph, value, f"input of {self.kind}")
-        for later in range(i, len(self._inputs)):
+        for later in reversed(range(i, len(self._inputs))):  # from the end: each new slot is free when taken
             self._retarget_use(later, later + 1)
         self._inputs.insert(i, value)
         value.uses.append(Use(self, i))
@@ -212,8 +268,7 @@ class Node:
         self._inputs[i].uses.remove(Use(self, i))
 
     def _retarget_use(self, old_offset: int, new_offset: int) -> None:
-        uses = self._inputs[old_offset].uses
-        uses[uses.index(Use(self, old_offset))] = Use(self, new_offset)
+        self._inputs[old_offset].uses.replace(Use(self, old_offset), Use(self, new_offset))
 
     # ---- outputs -------------------------------------------------------------------------------------------
     def add_output(self, type_=None) -> Value:

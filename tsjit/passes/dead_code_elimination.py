@@ -51,26 +51,34 @@ class _DeadCodeEliminator:
         self.changed = False
 
     def run(self) -> bool:
-        block = self.graph.block
-        self.make_live(block.outputs)
-        size = -1
-        while size != len(self.live_values) + len(self.marked):
-            size = len(self.live_values) + len(self.marked)
-            self.mark_block(block)
-        self.sweep(block)
+        self.mark_block(self.graph.block)
+        self.sweep(self.graph.block)
         return self.changed
 
     # ---- mark --------------------------------------------------------------------------------------------------
+    # One walk from the end of each block to its start: a value's uses, and the reads a write must precede, come
+    # after it, so they are marked before it is visited. Only a loop body runs again after its end (a read early in
+    # the body sees a write late in it), so a loop body alone is walked until nothing new is marked.
     def mark_block(self, block: Block) -> None:
         for node in block.nodes():
             if self.has_side_effects(node):
                 self.mark(node)
         self.mark_return(block)
-        for node in list(block.reverse_nodes()):
-            for inner in node.blocks:
-                self.mark_block(inner)
-            if any(v in self.live_values for v in node.outputs) or self.writes_to_live(node):
+        for node in block.reverse_nodes():
+            if node.kind is prim.Loop:
+                self.mark_loop(node)
+            else:
+                for inner in node.blocks:
+                    self.mark_block(inner)
+            if node not in self.marked and (any(v in self.live_values for v in node.outputs)
+                                            or self.writes_to_live(node)):
                 self.mark(node)
+
+    def mark_loop(self, loop: Node) -> None:
+        size = -1
+        while size != len(self.live_values) + len(self.marked):
+            size = len(self.live_values) + len(self.marked)
+            self.mark_block(loop.blocks[0])
 
     def mark_return(self, block: Block) -> None:
         owner = block.owning_node

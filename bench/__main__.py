@@ -24,6 +24,8 @@ from other processes hits all variants alike. Numbers are for reading, never for
 - first_call: scripting plus the first result in a fresh process, tsjit against torch.jit (bench/first_call.py).
 - plan_cache: `python -m bench.plan_cache`, memory growth over 10,000 calls whose inputs change among 100 specs,
   eager against tsjit in fresh processes (bench/plan_cache.py).
+- load_long: `python -m bench.load_long [N ...]`, loading (tsjit.load) and scripting methods of 1,000 to 20,000
+  statements in fresh processes, with the time per statement (flat when loading is linear; bench/load_long.py).
 
 torch.compile compiles with inductor on first call, which takes tens of seconds on 2 cores (not timed).
 """

@@ -66,6 +66,8 @@ _TABLE = (
      "local rewrites from a rule table (x + 0, x.dim() of a known rank, no-op to/type_as/expand_as, ...)"),
     ("unroll_loops", f"{_PASSES}.loop_unrolling",
      "small counted loops repeated 8 times (constant short trip counts fully), with an epilogue loop"),
+    ("loop_invariant_code_motion", f"{_PASSES}.loop_invariant_code_motion",
+     "pure nodes of a loop body whose inputs come from outside the loop (weights' aten::t) moved before the loop"),
     ("fuse_graph", f"{_PASSES}.graph_fuser",
      "runs of elementwise float operators grouped into prim::FusionGroup nodes (one compiled kernel each)"),
     ("check_strict_fusion", f"{_PASSES}.check_strict_fusion",

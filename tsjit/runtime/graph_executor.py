@@ -39,6 +39,7 @@ from tsjit.passes.constant_pooling import constant_pooling
 from tsjit.passes.constant_propagation import constant_propagation_immutable_types
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
 from tsjit.passes.graph_fuser import fuse_graph
+from tsjit.passes.loop_invariant_code_motion import loop_invariant_code_motion
 from tsjit.passes.loop_unrolling import unroll_loops
 from tsjit.passes.lower_tuples import lower_simple_tuples
 from tsjit.passes.pass_runner import run_pass
@@ -202,7 +203,8 @@ def run_derivative_preserving_optimizations(graph: Graph) -> bool:
     """Rewrites autograd can still differentiate (seed: "Derivative Preserving Optimization"): dead code, common
     subexpressions, constant pooling, peephole rules (those reading refined types only where no tensor's metadata
     changes in place), then constant propagation to fold what the peephole rules decided; small loops unrolled
-    (and the peephole rules and constant propagation again on the copies), and CSE again."""
+    (and the peephole rules and constant propagation again on the copies), loop-invariant nodes moved out of loops,
+    and CSE again."""
     changed = run_pass(eliminate_dead_code, graph)
     changed |= run_pass(eliminate_common_subexpression, graph)
     changed |= run_pass(constant_pooling, graph)
@@ -214,6 +216,7 @@ def run_derivative_preserving_optimizations(graph: Graph) -> bool:
         run_pass(constant_propagation_immutable_types, graph)
         run_pass(constant_pooling, graph)
         changed = True
+    changed |= run_pass(loop_invariant_code_motion, graph)
     return run_pass(eliminate_common_subexpression, graph) or changed
 
 

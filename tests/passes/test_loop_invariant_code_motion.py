@@ -72,3 +72,29 @@ graph(%h0 : Float(3, 3), %w : Float(3, 3), %w3 : Float(3, 3, 3), %u : Tensor, %n
 """
     check_pass(loop_invariant_code_motion, graph, changed=False, inputs=[
         (torch.randn(3, 3), torch.randn(3, 3), torch.randn(3, 3, 3), torch.randn(3, 3), n) for n in (0, 2)])
+
+
+UNROLLED = """
+graph(%h0 : Float(2, 3), %w : Float(3, 3), %n : int):
+  %true : bool = prim::Constant[value=1]()
+  %h : Tensor, %c : Tensor = prim::Loop(%n, %true, %h0, %h0)
+    block0(%i : int, %h1 : Tensor, %c1 : Tensor):
+      %wt1 : Float(3, 3) = aten::t(%w)
+      %h2 : Tensor = aten::mm(%h1, %wt1)
+      %wt2 : Float(3, 3) = aten::t(%w)
+      %h3 : Tensor = aten::mm(%h2, %wt2)
+      -> (%true, %h3, CARRIED)
+  return (%h, %c)
+"""
+
+
+def test_copies_made_by_unrolling_become_one() -> None:
+    graph = check_pass(loop_invariant_code_motion, UNROLLED.replace("CARRIED", "%c1"), inputs=inputs(0, 3),
+                       present=["aten::t(%w)", "prim::Loop", "aten::mm(%h1, %wt1)", "aten::mm(%h2, %wt1)"])
+    assert str(graph).count("aten::t(") == 1
+
+
+def test_copies_stay_apart_when_one_leaves_the_loop() -> None:
+    graph = check_pass(loop_invariant_code_motion, UNROLLED.replace("CARRIED", "%wt2"), inputs=inputs(0, 3),
+                       present=["aten::t(%w)", "aten::t(%w)", "prim::Loop"])
+    assert str(graph).count("aten::t(") == 2

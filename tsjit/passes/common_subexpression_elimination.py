@@ -46,9 +46,9 @@ class _Table:
 
     def __init__(self, parent: _Table | None):
         self.parent = parent
-        self.nodes: dict[_NodeKey, Node] = {}
+        self.nodes: dict[NodeKey, Node] = {}
 
-    def find_in_parents(self, key: _NodeKey) -> Node | None:
+    def find_in_parents(self, key: NodeKey) -> Node | None:
         table = self.parent
         while table is not None:
             if key in table.nodes:
@@ -66,7 +66,7 @@ def _eliminate_in_block(block: Block, db: AliasDb, table: _Table) -> bool:
             continue
         if not _is_candidate(node, db):
             continue
-        key = _NodeKey(node)
+        key = NodeKey(node)
         outer = table.find_in_parents(key)
         if outer is not None:
             if db.safe_to_change_aliasing_relationship(node.outputs, outer.outputs):
@@ -119,7 +119,7 @@ def _is_nondeterministic(node: Node) -> bool:
     return True
 
 
-class _NodeKey:
+class NodeKey:
     """What makes two nodes the same expression; hashes by kind, inputs, output types and attributes."""
 
     __slots__ = ("node", "_hash", "_attributes")
@@ -135,7 +135,7 @@ class _NodeKey:
         return self._hash
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, _NodeKey):
+        if not isinstance(other, NodeKey):
             return False
         a, b = self.node, other.node
         return (a.kind == b.kind and a.inputs == b.inputs and len(a.outputs) == len(b.outputs)

@@ -18,7 +18,9 @@ A node moves when all of these hold:
 - it is in the table below: ops that are deterministic, write nothing, and cannot fail on the types their inputs
   have. The last condition keeps a loop that runs zero times from raising an error it never raised
   (`aten::t` of a 3-d tensor fails).
-The loop body's other nodes stay; nodes of nested blocks stay in their blocks.
+The loop body's other nodes stay; nodes of nested blocks stay in their blocks. A node equal to one already moved
+out of the same loop (unrolling copied it) is replaced by that one when both results only feed operators that make
+new memory and write nothing (see `_stays_inside`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from tsjit.ir.alias_analysis import AliasDb
 from tsjit.ir.constants import constant_of
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import Symbol, aten, prim
+from tsjit.passes.common_subexpression_elimination import NodeKey
 
 
 def loop_invariant_code_motion(graph: Graph) -> bool:
@@ -47,13 +50,41 @@ def loop_invariant_code_motion(graph: Graph) -> bool:
 
 def _hoist_from(loop: Node, aliases: AliasDb) -> bool:
     body = loop.blocks[0]
+    moved: dict[NodeKey, Node] = {}  # what this loop gave up, for the copies unrolling made
     changed = False
     for node in list(body.nodes()):
-        if _is_invariant(node, body) and _is_movable(node, aliases) and log.opt_allowed():
+        if not (_is_invariant(node, body) and _is_movable(node, aliases) and log.opt_allowed()):
+            continue
+        key = NodeKey(node)
+        earlier = moved.get(key)
+        if earlier is not None and _stays_inside(node) and _stays_inside(earlier):
+            log.graph_update(f"loop-invariant {node.kind} is one moved before: reusing it")
+            for old, new in zip(node.outputs, earlier.outputs):
+                old.replace_all_uses_with(new)
+            node.destroy()
+        else:
             log.graph_update(f"moving loop-invariant {node.kind} before its prim::Loop")
             node.move_before(loop)
-            changed = True
+            moved.setdefault(key, node)
+        changed = True
     return changed
+
+
+def _stays_inside(node: Node) -> bool:
+    """Whether the node's results are only read by operators whose results are new memory and which write nothing
+    (`aten::mm`): then no caller and no later node sees which of two equal nodes computed them, and one serves
+    both. (CSE's test, whether they may reach the graph's outputs, says yes whenever the weights are inputs: the
+    caller's tensors may all alias.)"""
+    return all(_reads_into_new_memory(use.user, use.offset) for value in node.outputs for use in value.uses)
+
+
+def _reads_into_new_memory(user: Node, offset: int) -> bool:
+    schema = user.maybe_schema() if not user.blocks and user.kind.ns == "aten" else None
+    if schema is None or offset >= len(schema.arguments):
+        return False
+    if schema.arguments[offset].alias_info is not None:  # written, or aliased by a result
+        return False
+    return all(result.alias_info is None for result in schema.returns)
 
 
 def _is_invariant(node: Node, body: Block) -> bool:

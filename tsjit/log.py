@@ -81,6 +81,8 @@ def is_enabled(module: str, level: int) -> bool:
 
 def log(level: int, message: str, *, module: str | None = None) -> None:
     """Write `message` to stderr if the calling module (or `module`) logs at `level`."""
+    if not _config()[0]:  # nothing logs (the usual case): no caller lookup, passes call this for every rewrite
+        return
     module = _module_key(module) if module else _caller_module(1)
     if is_enabled(module, level):
         prefix = f"[{_LEVEL_NAMES[level]} {module}] "
@@ -89,6 +91,8 @@ def log(level: int, message: str, *, module: str | None = None) -> None:
 
 def graph_dump(message: str, graph) -> None:
     """GRAPH_DUMP: a whole graph, after a pass or at a milestone."""
+    if not _config()[0]:
+        return
     module = _caller_module(1)
     if is_enabled(module, GRAPH_DUMP):
         log(GRAPH_DUMP, f"{message}\n{graph}", module=module)
@@ -96,18 +100,23 @@ def graph_dump(message: str, graph) -> None:
 
 def graph_update(message: str) -> None:
     """GRAPH_UPDATE: one transformation (a node removed, a constant folded)."""
-    log(GRAPH_UPDATE, message, module=_caller_module(1))
+    if _config()[0]:
+        log(GRAPH_UPDATE, message, module=_caller_module(1))
 
 
 def graph_debug(message: str) -> None:
     """GRAPH_DEBUG: internals useful when debugging a pass."""
-    log(GRAPH_DEBUG, message, module=_caller_module(1))
+    if _config()[0]:
+        log(GRAPH_DEBUG, message, module=_caller_module(1))
 
 
 def opt_allowed(module: str | None = None) -> bool:
     """Whether the calling pass may make one more rewrite under TSJIT_OPT_LIMIT."""
+    limits = _config()[1]
+    if not limits:  # no limit set (the usual case): passes ask before every rewrite
+        return True
     key = _module_key(module) if module else _caller_module(1)
-    limit = _config()[1].get(key)
+    limit = limits.get(key)
     if limit is None:
         return True
     with _lock:

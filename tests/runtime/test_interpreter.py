@@ -14,6 +14,7 @@ from tsjit.ops.registry import register_operator
 from tsjit.runtime.function import Function
 from tsjit.runtime.interpreter import Code, InterpreterError
 from tsjit.runtime.run import run_graph
+from tsjit.runtime.script_traceback import HEADER
 
 # ---- instruction listings -------------------------------------------------------------------------------------
 IF_GRAPH = """
@@ -230,7 +231,7 @@ def test_raise_exception_raises_the_named_builtin_class_naming_the_node() -> Non
     assert type(caught.value.__cause__) is ValueError
 
 
-def test_an_aten_error_stays_a_runtime_error_and_names_the_node_and_its_callers() -> None:
+def test_an_aten_error_stays_a_runtime_error_and_names_its_callers_then_the_node() -> None:
     callee = Function("bad", parse_ir("""
         graph(%x : Tensor, %y : Tensor):
           %z : Tensor = aten::mm(%x, %y)
@@ -243,8 +244,10 @@ def test_an_aten_error_stays_a_runtime_error_and_names_the_node_and_its_callers(
         run_graph(graph, callee, torch.ones(2, 3))
     message = str(caught.value)
     assert isinstance(caught.value, InterpreterError)
-    assert "at %z : Float(*, *, device=cpu) = aten::mm(%x, %y)" in message  # the callee's plan: refined types
-    assert "called from %y : Tensor = prim::CallFunction(%f, %x, %x)" in message
+    call = message.index("  at %y : Tensor = prim::CallFunction(%f, %x, %x)\n")  # outermost first
+    failing = message.index("  at %z : Float(*, *, device=cpu) = aten::mm(%x, %y)\n")  # the callee's plan: refined
+    assert message.startswith(HEADER) and call < failing
+    assert message.endswith(f"RuntimeError: {caught.value.__cause__}\n")
     assert isinstance(caught.value.__cause__, RuntimeError)
 
 

@@ -14,6 +14,7 @@ left behind (unused), as TorchScript leaves it. Methods are found on the class t
 from __future__ import annotations
 
 from tsjit import log
+from tsjit.ir.call_stack import InlinedCall, prefix_callstack
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import prim
 from tsjit.ir.types import ClassType, FunctionType
@@ -58,18 +59,22 @@ def _inline_call(node: Node, function) -> None:
     inputs = list(node.inputs[1:] if node.kind is prim.CallFunction else node.inputs)
     body = callee_graph(function)
     log.graph_update(f"inlining function '{getattr(function, 'qualname', function)}' at {node.kind}")
+    call = InlinedCall(getattr(function, "name", str(function)), node.source_range)
     with graph.insert_point_guard(node):
-        outputs = insert_graph(graph, body, inputs)
+        outputs = insert_graph(graph, body, inputs, (*(node.callstack or ()), call))
     for old, new in zip(node.outputs, outputs):
         old.replace_all_uses_with(new)
     node.destroy()
 
 
-def insert_graph(graph: Graph, callee: Graph, inputs: list[Value]) -> list[Value]:
-    """Copy `callee`'s nodes to the insertion point of `graph`, its inputs bound to `inputs`; its outputs."""
+def insert_graph(graph: Graph, callee: Graph, inputs: list[Value], calls: tuple[InlinedCall, ...] = ()) -> list[Value]:
+    """Copy `callee`'s nodes to the insertion point of `graph`, its inputs bound to `inputs`; its outputs. The
+    copies keep their source ranges, and `calls` (the call being inlined, after its own callstack) goes in front
+    of their callstacks."""
     mapping: dict[Value, Value] = dict(zip(callee.inputs, inputs))
     for node in callee.nodes():
         clone = graph.insert_node(graph.create_clone(node, lambda v: mapping[v]))
-        clone.source_range = node.source_range
+        if calls:
+            prefix_callstack(clone, calls)
         mapping.update(zip(node.outputs, clone.outputs))
     return [mapping[v] for v in callee.outputs]

@@ -59,8 +59,6 @@ from tsjit.runtime.interpreter import (
     SUBGRAPH_KINDS,
     InterpreterError,
     callee_finder,
-    describe_node,
-    error_class,
     node_error,
 )
 from tsjit.runtime.last_uses import find_last_uses
@@ -120,14 +118,10 @@ def plan_error(error: Exception, nodes: Sequence[Node | None]) -> Exception:
     return node_error(error, [node])
 
 
-def _called_from(error: InterpreterError, node: Node) -> InterpreterError:
-    cause = error.__cause__
-    message = f"{error.args[0] if error.args else error}\n  called from {describe_node(node)}"
-    extended = error_class(type(cause)) if cause is not None else InterpreterError
-    result = extended(message)
-    result.node = error.node
-    result.__cause__ = cause
-    return result
+def _called_from(error: InterpreterError, node: Node) -> Exception:
+    if not error.nodes or error.__cause__ is None:  # raised as it is (a step budget spent): nothing to extend
+        return error
+    return node_error(error.__cause__, [*error.nodes, node])
 
 
 # ---- generating the source ---------------------------------------------------------------------------------------

@@ -54,6 +54,7 @@ from tsjit.ir.symbols import aten, prim
 from tsjit.runtime.futures import Future, submit
 from tsjit.runtime.last_uses import find_last_uses
 from tsjit.runtime.operations import Operation, compile_operation, operation_for_node
+from tsjit.runtime.script_traceback import format_traceback
 
 OP, MOVE, DROP, JUMP, JUMP_IF_FALSE, LOOP_TEST, LOOP_BACK, CALL, WAIT, RET = (
     "OP", "MOVE", "DROP", "JUMP", "JUMP_IF_FALSE", "LOOP_TEST", "LOOP_BACK", "CALL", "WAIT", "RET")
@@ -657,36 +658,27 @@ class StepBudget:
 
 
 def node_error(error: Exception, nodes: Sequence[Node]) -> InterpreterError:
-    """An InterpreterError for `error` raised by `nodes[0]`, called from `nodes[1]`, ...: the original message,
-    the failing node, the user's source line where the node has one, and the calls leading to it (the generated
-    plans of generated_plan.py raise the same)."""
-    lines = [str(error), f"  at {describe_node(nodes[0])}"]
-    if nodes[0].source_range is not None:
-        lines.append(nodes[0].source_range.highlight(context=0).rstrip("\n"))
-    lines += [f"  called from {describe_node(node)}" for node in nodes[1:]]
-    interpreter_error = error_class(type(error))("\n".join(lines))
+    """An InterpreterError for `error` raised by `nodes[0]`, called from `nodes[1]`, ...: TorchScript's traceback
+    (script_traceback.py) ending with the original error, which is also its `__cause__` (the generated plans of
+    generated_plan.py raise the same)."""
+    interpreter_error = error_class(type(error))(format_traceback(error, nodes))
     interpreter_error.node = nodes[0]
+    interpreter_error.nodes = tuple(nodes)
     interpreter_error.__cause__ = error
     return interpreter_error
-
-
-def describe_node(node: Node) -> str:
-    """One line naming a node: `%y : Tensor = aten::mul(%x, %2)` (without its blocks)."""
-    outputs = ", ".join(f"%{v.debug_name} : {v.type}" for v in node.outputs)
-    inputs = ", ".join(f"%{v.debug_name}" for v in node.inputs)
-    call = f"{node.kind}({inputs})"
-    return f"{outputs} = {call}" if outputs else call
 
 
 class InterpreterError(RuntimeTsjitError):
     """An exception raised by a node while a graph ran; `node` is that node, `__cause__` the original error.
 
-    The message is the original one followed by the failing node and the calls that led to it. Errors are
+    The message is TorchScript's traceback: the calls that led to the node, outermost first, each with its source
+    line, then the original error (script_traceback.py). Errors are
     also instances of the builtin exception class they replace (see `error_class`), so `except ValueError`
     still catches a `raise ValueError(...)` in a scripted program, and `except RuntimeError` an ATen error.
     """
 
     node: Node | None = None
+    nodes: tuple[Node, ...] = ()  # the failing node, then the call nodes that led to it
 
 
 @functools.cache

@@ -236,7 +236,7 @@ def _verified_binding(overload: torch._ops.OpOverload, node: Node, shape: _CallS
     types fix those, so one recorded call with stand-in values of the same types proves the choice.
     """
     samples = _sample_arguments(node, shape)
-    if samples is None:
+    if samples is None or torch._C._get_tracing_state() is not None:
         return None
     args, kwargs = samples
     key = (overload, tuple(map(type, args)), tuple((k, type(v)) for k, v in kwargs.items()))

@@ -76,8 +76,9 @@ class SourceRange:
 
     line_col = start_line_col
 
-    def highlight(self, context: int = CONTEXT_LINES) -> str:
-        """The span in its context with `~` underlining, exactly as TorchScript prints it in errors."""
+    def highlight(self, context: int = CONTEXT_LINES, function_name: str | None = None) -> str:
+        """The span in its context with `~` underlining, exactly as TorchScript prints it in errors (a traceback
+        frame names its function: `  File "f.py", line 3, in forward`)."""
         text = self.source.text
         if self.end - self.start == len(text):
             return text
@@ -86,18 +87,19 @@ class SourceRange:
         range_end = min(self.end, len(text))
         begin_context = _context_start(text, _line_begin(text, self.start), context)
         end_context = _context_end(text, _line_end(text, range_end), context)
-        out = [self._file_header(), text[begin_context:self.start]]
+        out = [self._file_header(function_name), text[begin_context:self.start]]
         line_end = self._underline_lines(out, range_end)
         if line_end <= len(text):
             tail = text[line_end:end_context]
             out.append(tail if not tail or tail.endswith("\n") else tail + "\n")
         return "".join(out)
 
-    def _file_header(self) -> str:
+    def _file_header(self, function_name: str | None) -> str:
         if self.source.filename is None:
             return ""
         line, _ = self.start_line_col()
-        return f'  File "{self.source.filename}", line {line}\n'
+        where = f", in {function_name}" if function_name else ""
+        return f'  File "{self.source.filename}", line {line}{where}\n'
 
     def _underline_lines(self, out: list[str], range_end: int) -> int:
         """Append each line the span touches, each followed by its `~` line; return the offset after them."""

@@ -8,8 +8,11 @@ internal bugs. Errors that point into source text carry a SourceRange and render
 from __future__ import annotations
 
 
-class TsjitError(Exception):
-    """Base class of every error tsjit raises on bad input."""
+class TsjitError(RuntimeError):
+    """Base class of every error tsjit raises on bad input.
+
+    A RuntimeError, as torch.jit's compile, schema, IR and archive errors are: code written against torch.jit
+    (`try: torch.jit.script(f) except RuntimeError: use f`) keeps working with tsjit."""
 
 
 class IRError(TsjitError):
@@ -34,6 +37,11 @@ class RuntimeTsjitError(TsjitError):
 
 class SerializationError(TsjitError):
     """An archive could not be read or written; the message names the archive member."""
+
+
+class NotAnArchiveError(SerializationError):
+    """`tsjit.load` was given a file that is not a TorchScript archive but something else it can name (a file of
+    torch.save: a state_dict, tensors, a pickled module); the message says what to load it with instead."""
 
 
 class MLIRError(TsjitError):

@@ -14,7 +14,7 @@ import zipfile
 
 import pytest
 
-from tsjit.errors import SerializationError
+from tsjit.errors import NotAnArchiveError, SerializationError
 from tsjit.serialization.archive_reader import ArchiveLimits, ArchiveReader
 from tsjit.serialization.archive_writer import ALIGNMENT, ArchiveWriter
 
@@ -145,6 +145,8 @@ def test_bad_versions(text):
 
 def test_not_a_zip():
     with pytest.raises(SerializationError, match="not a readable zip"):
+        ArchiveReader(b"N." * 100)
+    with pytest.raises(NotAnArchiveError, match="is a pickle"):
         ArchiveReader(b"\x80\x02N." * 100)
 
 

@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from tsjit.errors import SerializationError
+from tsjit.errors import NotAnArchiveError, SerializationError
 
 MIN_VERSION = 1
 MAX_VERSION = 10
@@ -62,20 +62,29 @@ class ArchiveReader:
     def __init__(self, source: str | os.PathLike | BinaryIO | bytes, limits: ArchiveLimits = DEFAULT_LIMITS):
         self.limits = limits
         self.label = _label(source)
+        self._owned_file: BinaryIO | None = None  # a file opened here, which ZipFile.close leaves open
         self.zip = self._open(source)
         try:
             self.prefix, self.members = self._check_directory()
         except SerializationError:
-            self.zip.close()
+            self.close()
             raise
 
     def _open(self, source) -> zipfile.ZipFile:
+        file = self._file(source)
+        if file is not source:
+            self._owned_file = file
         try:
-            return zipfile.ZipFile(self._file(source))
-        except SerializationError:
-            raise
+            return zipfile.ZipFile(file)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, KeyError, IndexError,
                 OverflowError, NotImplementedError) as error:
+            starts_as_pickle = _starts_as_pickle(file)
+            if self._owned_file is not None:
+                self._owned_file.close()
+            if starts_as_pickle:
+                raise NotAnArchiveError(f"{self.label} is a pickle, not a TorchScript archive (a zip): a file of "
+                                        "torch.save in its legacy format (_use_new_zipfile_serialization=False) or "
+                                        "of pickle.dump. Load it with torch.load(f, weights_only=True)") from None
             raise SerializationError(f"{self.label} is not a readable zip archive: {error}") from None
 
     def _file(self, source) -> BinaryIO:
@@ -96,7 +105,10 @@ class ArchiveReader:
         return io.BytesIO(data)
 
     def close(self) -> None:
+        """Close the zip and the file opened for it (nothing the caller passed in)."""
         self.zip.close()
+        if self._owned_file is not None:
+            self._owned_file.close()
 
     # ---- the central directory ------------------------------------------------------------------------------
     def _check_directory(self) -> tuple[str, dict[str, zipfile.ZipInfo]]:
@@ -186,6 +198,14 @@ class ArchiveReader:
         except UnicodeDecodeError:
             self.fail(f"record '{self.prefix}{name}' is not UTF-8 text")
 
+    def refuse_torch_save_file(self) -> None:
+        """A NotAnArchiveError for the zip torch.save writes: `data.pkl` and its storages, but no `code/`."""
+        if self.has_record("data.pkl") and not self.records_under("code"):
+            raise NotAnArchiveError(
+                f"{self.label} was written by torch.save (a state_dict, tensors or other pickled objects), not by "
+                "torch.jit.save or tsjit.save, so it holds no TorchScript code. Load it with "
+                "torch.load(f, weights_only=True); put a state_dict into its module with module.load_state_dict")
+
     def version(self) -> int:
         """The archive's version (`.data/version`, written from version 6 on, or `version`): 1..10."""
         record = next((name for name in (".data/version", "version") if self.has_record(name)), None)
@@ -215,6 +235,16 @@ def _label(source) -> str:
     if isinstance(source, str | os.PathLike):
         return f"archive '{os.fspath(source)}'"
     return "the archive"
+
+
+def _starts_as_pickle(file: BinaryIO) -> bool:
+    """Whether a file starts with a pickle's PROTO opcode (protocol 2 or later, as torch.save writes)."""
+    try:
+        file.seek(0)
+        head = file.read(2)
+    except (OSError, ValueError):
+        return False
+    return len(head) == 2 and head[0] == 0x80 and 2 <= head[1] <= 5
 
 
 def _seekable(source) -> bool:

@@ -44,6 +44,7 @@ def load(path_or_file: str | os.PathLike | BinaryIO | bytes, _extra_files: dict[
     step budget (untrusted.py)."""
     reader = ArchiveReader(path_or_file, _limits)
     try:
+        reader.refuse_torch_save_file()
         deserializer = ModuleDeserializer(reader, map_location, trusted)
         root = deserializer.deserialize()
         if _extra_files is not None:

@@ -470,7 +470,7 @@ def _unshape(graph: Graph) -> None:
 def _canonical_text(graph: Graph) -> str:
     """The graph text with values numbered in order of appearance and mangled class names unmangled."""
     names: dict[str, str] = {}
-    text = re.sub(r"___torch_mangle_[0-9]+\.", "", str(graph))
+    text = re.sub(r"___torch_mangle_[0-9]+\.", "", graph.str(print_source_locations=False))
     return re.sub(r"%([\w.]+)", lambda m: "%" + names.setdefault(m.group(1), str(len(names))), text)
 
 

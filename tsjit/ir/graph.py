@@ -13,6 +13,7 @@ block and a short walk up the block nesting otherwise.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import math
 import sys
@@ -843,13 +844,18 @@ class Graph:
     def dump(self) -> None:
         sys.stdout.write(str(self))
 
-    def __str__(self) -> str:
+    def str(self, print_source_locations: bool = True) -> builtins.str:
+        """The graph's text; as torch's `Graph.str`, with a `# file:line:col` comment after every node that comes
+        from a file unless asked not to."""
         # deferred: imports torch, and `import tsjit` (which loads this module) stays torch-free
         from tsjit.ir.printer import print_graph
 
-        return print_graph(self)
+        return print_graph(self, print_source_locations)
 
-    def __repr__(self) -> str:
+    def __str__(self) -> builtins.str:
+        return self.str()
+
+    def __repr__(self) -> builtins.str:
         return str(self)
 
 

@@ -180,7 +180,7 @@ def _node_line(node) -> str:
 
 
 def _context(graph, line: str) -> str:
-    lines = str(graph).splitlines()
+    lines = graph.str(print_source_locations=False).splitlines()
     hits = [i for i, text in enumerate(lines) if text.strip() == line]
     if not hits:
         return ""

@@ -16,7 +16,8 @@ them with a source range becomes a frame, outermost first, and the original erro
                ~~~~~~~~ <--- HERE
     RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)
 
-A node without a source range (a graph parsed from IR text) is named by its IR instead. The message is built
+A node without source text (a graph parsed from IR text, a traced node, which knows its Python line only) is
+named by its IR instead. The message is built
 only when something fails: the plans that run graphs pay nothing for it until then.
 """
 
@@ -45,11 +46,17 @@ def node_frames(node: Node) -> list[str]:
     """The traceback frames of one node: its inlined calls, outermost first, then the node itself."""
     calls = node.callstack or ()
     ranges = [call.source_range for call in calls] + [node.source_range]
-    if ranges[0] is None and not calls:
+    if ranges[-1] is None and not calls:
         return [f"  at {describe_node(node)}\n"]
     names = [enclosing_function_name(ranges[0])] + [call.function_name.rsplit(".", 1)[-1] for call in calls]
-    return [source_range.highlight(function_name=name) for name, source_range in zip(names, ranges)
-            if source_range is not None]
+    return [_frame(name, where, node) for name, where in zip(names, ranges) if where is not None]
+
+
+def _frame(function_name: str | None, where, node: Node) -> str:
+    """A frame with source text; a traced node knows only its Python line (tracer.SourceLocation)."""
+    if isinstance(where, SourceRange):
+        return where.highlight(function_name=function_name)
+    return f"  at {describe_node(node)}  # {where.highlight()}\n"
 
 
 def original_error(error: BaseException, node: Node) -> str:
@@ -62,9 +69,9 @@ def original_error(error: BaseException, node: Node) -> str:
     return f"{type(error).__name__}: {error}\n"
 
 
-def enclosing_function_name(source_range: SourceRange | None) -> str | None:
+def enclosing_function_name(source_range) -> str | None:
     """The name of the innermost `def` around a range of Python source (the frame's function), if any."""
-    if source_range is None:
+    if not isinstance(source_range, SourceRange):
         return None
     text = source_range.source.text
     line_start = text.rfind("\n", 0, source_range.start) + 1

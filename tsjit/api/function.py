@@ -50,6 +50,8 @@ from tsjit.frontend.resolver import (
     compiled_function_with_types,
 )
 from tsjit.frontend.script_class import from_script_value, script_class, to_script_value
+from tsjit.frontend.torch_jit_objects import converted_function, is_torch_jit_function
+from tsjit.frontend.torch_tracing_flags import torch_jit_is_tracing
 from tsjit.frontend.tracer import get_tracing_state
 from tsjit.ir import types as T
 from tsjit.ir.graph import Graph
@@ -57,6 +59,7 @@ from tsjit.ir.objects import Object
 from tsjit.ir.schema import FunctionSchema
 from tsjit.passes.inliner import inline_calls
 from tsjit.runtime.function import runtime_function
+from tsjit.runtime.torch_jit_tracer import run_for_torch_jit_tracer
 from tsjit.serialization import function_code
 
 
@@ -108,7 +111,7 @@ class ScriptFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         entry = self._entry
-        if entry is not None and not kwargs and get_tracing_state() is None:
+        if entry is not None and not kwargs and get_tracing_state() is None and not torch_jit_is_tracing():
             return entry(args)
         return self._call(args, kwargs)
 
@@ -120,6 +123,8 @@ class ScriptFunction:
         binder = self._binder or self._make_binder()
         inputs = binder.bind(args, kwargs)
         state = get_tracing_state()
+        if state is None and torch_jit_is_tracing():
+            return binder.result(run_for_torch_jit_tracer(self._runtime_function(), inputs))
         if state is None:
             function = self._runtime_function()
             if binder.direct and len(args) == len(inputs):
@@ -395,6 +400,8 @@ def _script(obj: Any) -> Any:
             return scripted
     if inspect.isclass(obj):
         return script_class(obj)
+    if is_torch_jit_function(obj):
+        return ScriptFunction(converted_function(obj))
     if not inspect.isfunction(obj):
         raise TsjitError(f"tsjit.script cannot compile {obj!r}: expected a function (modules and classes need "
                          "the module frontend)")

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import io
 import os
 import weakref
 from collections.abc import Callable, Iterator, MutableMapping
@@ -66,6 +67,8 @@ from tsjit.frontend.module_sugared_values import (
 )
 from tsjit.frontend.resolver import SourceTextResolver
 from tsjit.frontend.script_class import from_script_value, to_script_value
+from tsjit.frontend.torch_jit_objects import MODULE_LOADER, converted_module, is_torch_jit_module
+from tsjit.frontend.torch_tracing_flags import torch_jit_is_tracing
 from tsjit.frontend.tracer import get_tracing_state
 from tsjit.ir import types as T
 from tsjit.ir.graph import Graph
@@ -73,6 +76,7 @@ from tsjit.ir.objects import Object
 from tsjit.ir.schema import FunctionSchema
 from tsjit.passes.inliner import inline_calls
 from tsjit.runtime.function import runtime_function
+from tsjit.runtime.torch_jit_tracer import run_for_torch_jit_tracer
 from tsjit.serialization import method_code, method_code_with_constants
 
 
@@ -83,6 +87,8 @@ def script_module(nn_module: torch.nn.Module) -> RecursiveScriptModule:
     """Compile an nn.Module (and its submodules) to TorchScript; the entry point of `tsjit.script(module)`."""
     if isinstance(nn_module, ScriptModule):
         return nn_module
+    if is_torch_jit_module(nn_module):
+        return converted_module(nn_module)
     return create_script_module(nn_module, module_concrete_type(nn_module))
 
 
@@ -111,6 +117,8 @@ def _script_submodule(module: torch.nn.Module, concrete_type: ConcreteModuleType
     """A submodule scripted by its concrete type; one typed by a module interface is scripted by its own, the
     interface's methods compiled too, and must implement the interface."""
     declared = concrete_type.jit_type
+    if is_torch_jit_module(module):
+        module = converted_module(module)
     if not isinstance(declared, T.InterfaceType):
         return module if isinstance(module, ScriptModule) else create_script_module(module, concrete_type)
     if not isinstance(module, ScriptModule):
@@ -123,6 +131,17 @@ def _script_submodule(module: torch.nn.Module, concrete_type: ConcreteModuleType
     if reason is not None:
         raise TsjitError(f"Could not cast attribute '{name}' to type {declared.qualified_name}: {reason}")
     return module
+
+
+def _load_torch_jit_module(module: torch.nn.Module) -> RecursiveScriptModule:
+    """A module torch.jit compiled, as tsjit loads it from the archive torch.jit writes of it."""
+    from tsjit.api.archive import load  # breaks a real cycle: archive.py wraps what it loads with our classes
+
+    with io.BytesIO(module.save_to_buffer()) as buffer:
+        return load(buffer)
+
+
+MODULE_LOADER.append(_load_torch_jit_module)
 
 
 def _slot_value(value: Any) -> Any:
@@ -260,6 +279,8 @@ class ScriptMethod:
         runtime = call.runtime
         state = get_tracing_state()
         if state is None:
+            if torch_jit_is_tracing():
+                return binder.result(run_for_torch_jit_tracer(runtime, (owner._c, *inputs)))
             return binder.result(runtime(owner._c, *inputs))
         return state.record_method_call(owner, self.function, inputs, lambda: binder.result(runtime(owner._c, *inputs)))
 

@@ -44,6 +44,7 @@ from tsjit.frontend.resolver import (
     function_modifier,
     python_type_to_type,
 )
+from tsjit.frontend.torch_jit_objects import converted_module, is_torch_jit_module
 from tsjit.ir import types as T
 
 # nn.Module's own bookkeeping in `__dict__`, never an attribute (torch.jit._recursive.ignored_attributes)
@@ -323,7 +324,8 @@ def _add_submodules(concrete: ConcreteModuleType, nn_module: torch.nn.Module, an
         if isinstance(declared, T.InterfaceType) and declared.is_module:
             concrete.modules[name] = interface_concrete_type(declared)
         else:
-            concrete.modules[name] = module_concrete_type(module)
+            concrete.modules[name] = module_concrete_type(converted_module(module) if is_torch_jit_module(module)
+                                                          else module)
 
 
 _interface_concrete_types: dict[T.InterfaceType, ConcreteModuleType] = {}

@@ -201,6 +201,10 @@ def _compiled_function(obj: Any, emitter, loc) -> SugaredValue | None:
     # asked of the class: any attribute of a `torch.ops` namespace is a new namespace
     if getattr(type(obj), "is_script_function", False):
         return FunctionValue([obj.graph_function])
+    if isinstance(obj, torch._C.ScriptFunction):  # compiled by torch.jit
+        from tsjit.frontend.torch_jit_objects import converted_function  # breaks a real cycle (via the emitter)
+
+        return FunctionValue([converted_function(obj)])
     return None
 
 

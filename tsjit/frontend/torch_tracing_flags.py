@@ -62,6 +62,11 @@ def is_scripting() -> bool:
     return False
 
 
+def torch_jit_is_tracing() -> bool:
+    """Whether torch.jit's C++ tracer records this thread's operators right now (tsjit's own tracer aside)."""
+    return ORIGINAL_GET_TRACING_STATE() is not None
+
+
 def _get_tracing_state() -> Any:
     """torch._C._get_tracing_state while tsjit traces: this thread's tsjit TracingState (truthy, but not one
     torch.jit can record into), else torch.jit's own answer."""

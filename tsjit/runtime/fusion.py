@@ -44,6 +44,7 @@ from tsjit.codegen.c_kernel import (
 )
 from tsjit.codegen.compiler import find_compiler, load_kernel
 from tsjit.codegen.launch import Launch, LaunchPlanner
+from tsjit.frontend.torch_tracing_flags import torch_jit_is_tracing
 from tsjit.ir.graph import Graph, Node
 from tsjit.runtime.interpreter import Code, InterpreterState
 from tsjit.runtime.operations import Operation
@@ -153,6 +154,8 @@ def _guarded(kernel: Kernel, lazy: _LazyKernel, planner: LaunchPlanner, fallback
         return planned
 
     def operation(*values):
+        if torch_jit_is_tracing():  # its tracer sees operators, not kernels
+            return fallback(*values)
         grad = is_grad_enabled()
         layout, arguments = [], []
         for value, tensor in zip(values, tensors):

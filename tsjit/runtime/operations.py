@@ -36,6 +36,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from tsjit.errors import SchemaError
+from tsjit.frontend.torch_tracing_flags import torch_jit_is_tracing
 from tsjit.ir.constants import constant_value, is_wrapped_number
 from tsjit.ir.graph import Node, Value
 from tsjit.ir.objects import Object
@@ -236,7 +237,7 @@ def _verified_binding(overload: torch._ops.OpOverload, node: Node, shape: _CallS
     types fix those, so one recorded call with stand-in values of the same types proves the choice.
     """
     samples = _sample_arguments(node, shape)
-    if samples is None or torch._C._get_tracing_state() is not None:
+    if samples is None or torch_jit_is_tracing():  # the probe must not run under torch.jit's tracer
         return None
     args, kwargs = samples
     key = (overload, tuple(map(type, args)), tuple((k, type(v)) for k, v in kwargs.items()))

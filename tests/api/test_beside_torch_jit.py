@@ -1,0 +1,117 @@
+"""tsjit living beside torch.jit: torch.jit.trace over tsjit code, tsjit over torch.jit's compiled objects.
+
+- `torch.jit.trace` of a module holding a tsjit-scripted submodule, or of a function calling a tsjit function,
+  records the operators tsjit runs and passes torch.jit's own trace check. It once killed the process (a probe
+  under a dispatch mode, stopped mid-call while torch.jit's tracer recorded), so it runs in a subprocess: a
+  crash fails the test instead of killing pytest.
+- tsjit.script takes modules holding torch.jit-scripted or traced submodules, calls of torch.jit-scripted
+  functions, and those objects themselves; the results are eager's.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import torch
+
+import tsjit
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::torch.jit.TracerWarning")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+TORCH_JIT_TRACES_TSJIT = textwrap.dedent("""
+    import torch
+    import tsjit
+
+    class Inner(torch.nn.Module):
+        def forward(self, x):
+            return torch.relu(x) * 2 + x.sum(0)
+
+    class Outer(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = tsjit.script(Inner())
+            self.linear = torch.nn.Linear(3, 3)
+
+        def forward(self, x):
+            return self.inner(self.linear(x))
+
+    @tsjit.script
+    def scaled(x, y):
+        return torch.tanh(x) * y - 1
+
+    def calls_tsjit(x, y):
+        return scaled(x, y) + 1
+
+    x, y = torch.randn(4, 3), torch.randn(4, 3)
+    model = Outer()
+    model(x)                      # plans compiled before the trace, with and without grad (fused kernels)
+    with torch.no_grad():
+        model(x)
+    traced = torch.jit.trace(model, x)   # with torch.jit's check: a second trace, without grad
+    print("module", torch.allclose(traced(y), model(y)))
+    print("kinds", sorted({node.kind() for node in traced.inlined_graph.nodes()} & {"aten::relu", "aten::sum"}))
+    traced_function = torch.jit.trace(calls_tsjit, (x, y))
+    print("function", torch.allclose(traced_function(y, x), calls_tsjit(y, x)))
+""")
+
+
+def test_torch_jit_trace_over_tsjit_code_never_crashes(tmp_path) -> None:
+    program = tmp_path / "traces_tsjit.py"  # a file: scripting reads the source
+    program.write_text(TORCH_JIT_TRACES_TSJIT)
+    done = subprocess.run([sys.executable, str(program)], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, f"exit status {done.returncode}:\n{done.stderr[-3000:]}"
+    assert done.stdout.split("\n")[:3] == ["module True", "kinds ['aten::relu', 'aten::sum']", "function True"]
+
+
+class Sub(torch.nn.Module):
+    def forward(self, x):
+        return torch.relu(x) + 1
+
+
+@torch.jit.script
+def torch_jit_helper(x):
+    return x - 1
+
+
+@torch.jit.script
+def torch_jit_function(x, n: int = 2):
+    return torch_jit_helper(x) * n
+
+
+class Holder(torch.nn.Module):
+    def __init__(self, sub):
+        super().__init__()
+        self.sub = sub
+
+    def forward(self, x):
+        return torch_jit_function(self.sub(x)) + torch_jit_function(x, 3)
+
+
+def _submodules():
+    return {"torch.jit.script": torch.jit.script(Sub()), "torch.jit.trace": torch.jit.trace(Sub(), torch.ones(3))}
+
+
+@pytest.mark.parametrize("how", ["torch.jit.script", "torch.jit.trace"])
+def test_tsjit_script_takes_torch_jit_submodules_and_functions(how) -> None:
+    model = Holder(_submodules()[how])
+    scripted = tsjit.script(model)
+    x = torch.randn(5)
+    assert torch.equal(scripted(x), model(x))
+    assert isinstance(scripted.sub, tsjit.ScriptModule)
+
+
+def test_tsjit_script_takes_torch_jit_objects_themselves() -> None:
+    x = torch.randn(4)
+    function = tsjit.script(torch_jit_function)
+    assert torch.equal(function(x), torch_jit_function(x)) and torch.equal(function(x, n=5), torch_jit_function(x, 5))
+    assert tsjit.script(torch_jit_function) is not None and str(function.schema) == str(torch_jit_function.schema)
+    module = torch.jit.script(Sub())
+    assert torch.equal(tsjit.script(module)(x), module(x))

@@ -5,7 +5,7 @@
   under a dispatch mode, stopped mid-call while torch.jit's tracer recorded), so it runs in a subprocess: a
   crash fails the test instead of killing pytest.
 - tsjit.script takes modules holding torch.jit-scripted or traced submodules, calls of torch.jit-scripted
-  functions, and those objects themselves; the results are eager's.
+  functions, and those objects themselves; tsjit.trace takes such submodules; the results are eager's.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ class Holder(torch.nn.Module):
 
 
 def _submodules():
-    return {"torch.jit.script": torch.jit.script(Sub()), "torch.jit.trace": torch.jit.trace(Sub(), torch.ones(3))}
+    return {"torch.jit.script": torch.jit.script(Sub()), "torch.jit.trace": torch.jit.trace(Sub(), torch.ones(5))}
 
 
 @pytest.mark.parametrize("how", ["torch.jit.script", "torch.jit.trace"])
@@ -106,6 +106,29 @@ def test_tsjit_script_takes_torch_jit_submodules_and_functions(how) -> None:
     x = torch.randn(5)
     assert torch.equal(scripted(x), model(x))
     assert isinstance(scripted.sub, tsjit.ScriptModule)
+
+
+class TracedHolder(torch.nn.Module):
+    def __init__(self, sub):
+        super().__init__()
+        self.sub = sub
+        self.linear = torch.nn.Linear(5, 5)
+
+    def forward(self, x):
+        return self.sub(self.linear(x)) * 2
+
+
+@pytest.mark.parametrize("how", ["torch.jit.script", "torch.jit.trace"])
+def test_tsjit_trace_takes_torch_jit_submodules(how) -> None:
+    """The submodule runs as the tsjit module it converts to, so the trace calls it (prim::CallMethod)."""
+    model = TracedHolder(_submodules()[how])
+    x, y = torch.randn(5), torch.randn(5)
+    forward = vars(model.sub).get("forward")
+    traced = tsjit.trace(model, x)
+    assert torch.equal(traced(y), model(y)) and isinstance(traced.sub, tsjit.ScriptModule)
+    calls = [n for n in traced.graph.nodes() if n.kind == "prim::CallMethod"]
+    assert [call.inputs[0].debug_name for call in calls] == ["linear", "sub"]
+    assert vars(model.sub).get("forward") is forward  # the torch.jit module is given back as it was
 
 
 def test_tsjit_script_takes_torch_jit_objects_themselves() -> None:

@@ -33,6 +33,7 @@ from tsjit.api.function import SCRIPTING_ENABLED, ScriptFunction
 from tsjit.api.module import RecursiveScriptModule, ScriptModule
 from tsjit.errors import TsjitError
 from tsjit.frontend.resolver import _qualified_name
+from tsjit.frontend.torch_jit_objects import converted_module, is_torch_jit_module
 from tsjit.frontend.trace_calls import tracing
 from tsjit.frontend.trace_module import ModuleCalls, ModuleFrame, TracedModuleType, traced_module_types
 from tsjit.frontend.traced_function import TracedFunction
@@ -207,6 +208,8 @@ def _trace_method(mod: torch.nn.Module, root: TracedModuleType, types: dict, nam
 
 def _script_module(module: torch.nn.Module, types: dict, built: dict) -> ScriptModule:
     """The ScriptModule of a traced module: the same parameter and buffer tensors, its submodules' modules."""
+    if is_torch_jit_module(module):
+        return converted_module(module)
     if isinstance(module, ScriptModule):
         return module
     if module not in built:

@@ -27,6 +27,7 @@ from typing import Any
 import torch
 
 from tsjit.frontend.concrete_module_type import ConcreteModuleType, ModuleAttribute, iterable_kind_of
+from tsjit.frontend.torch_jit_objects import converted_module, is_torch_jit_module
 from tsjit.frontend.traced_function import TracedFunction
 from tsjit.frontend.tracer import TraceFrame, TracingState, get_tracing_state, type_of_result
 from tsjit.ir import types as T
@@ -60,6 +61,8 @@ class ModuleFrame(TraceFrame):
             self._module_paths = {}
             for path, submodule in self.module.named_modules(remove_duplicate=False):
                 self._module_paths.setdefault(id(submodule), path)
+                if is_torch_jit_module(submodule):  # it runs as its tsjit module, which records the call
+                    self._module_paths.setdefault(id(converted_module(submodule)), path)
         path = self._module_paths.get(id(module))
         return self.attribute(path) if path is not None else None
 
@@ -131,6 +134,10 @@ def traced_module_types(root: torch.nn.Module) -> dict[torch.nn.Module, TracedMo
 def _collect_types(module: torch.nn.Module, path: str, found: dict) -> ConcreteModuleType:
     if module in found:
         return found[module].concrete_type
+    if is_torch_jit_module(module):  # called as the tsjit module it converts to (see ModuleCalls.installed)
+        concrete_type = converted_module(module)._concrete_type
+        found[module] = TracedModuleType(module, path, concrete_type)
+        return concrete_type
     if is_script_module(module):
         found[module] = TracedModuleType(module, path, module._concrete_type)
         return module._concrete_type
@@ -166,12 +173,16 @@ class ModuleCalls:
     @contextlib.contextmanager
     def installed(self, state: TracingState, root: torch.nn.Module) -> Iterator[None]:
         """Wrap the `forward` of every module under `root` (not `root` itself, nor scripted modules, whose
-        calls record themselves) while the `with` runs."""
+        calls record themselves) while the `with` runs; a module torch.jit compiled runs as the tsjit module it
+        converts to, whose calls record themselves too."""
         saved = {module: module.__dict__.get("forward") for module in self.types
                  if module is not root and not is_script_module(module)}
         try:
             for module in saved:
-                module.forward = self._wrapper(state, module, module.forward)
+                if is_torch_jit_module(module):
+                    module.__dict__["forward"] = converted_module(module).forward
+                else:
+                    module.forward = self._wrapper(state, module, module.forward)
             yield
         finally:
             for module, forward in saved.items():

@@ -6,6 +6,7 @@
   crash fails the test instead of killing pytest.
 - tsjit.script takes modules holding torch.jit-scripted or traced submodules, calls of torch.jit-scripted
   functions, and those objects themselves; tsjit.trace takes such submodules; the results are eager's.
+- torch.compile over a tsjit function compiles, fullgraph=True included (skipped where torch.compile cannot run).
 """
 
 from __future__ import annotations
@@ -138,3 +139,35 @@ def test_tsjit_script_takes_torch_jit_objects_themselves() -> None:
     assert tsjit.script(torch_jit_function) is not None and str(function.schema) == str(torch_jit_function.schema)
     module = torch.jit.script(Sub())
     assert torch.equal(tsjit.script(module)(x), module(x))
+
+
+# ---- torch.compile over tsjit functions ---------------------------------------------------------------------------
+def _torch_compile_runs() -> bool:
+    try:
+        return bool(torch.compile(lambda x: x + 1, backend="eager", fullgraph=True)(torch.ones(1)).eq(2).all())
+    except Exception:  # no dynamo for this Python, no compiler support: nothing to test against
+        return False
+
+
+torch_compile = pytest.mark.skipif("not _torch_compile_runs()", reason="torch.compile cannot run here")
+
+
+def scaled_relu(x, y):
+    return torch.relu(x) * y + 1
+
+
+def calls_scaled_relu(x, y):
+    return tsjit.script(scaled_relu)(x, y) * 2
+
+
+@torch_compile
+@pytest.mark.parametrize("fullgraph", [False, True])
+def test_torch_compile_over_a_tsjit_function_compiles(fullgraph) -> None:
+    """torch.compile traces a ScriptFunction's Python source (its tracer cannot see tsjit's plans and kernels),
+    also inside a compiled caller, with no graph break (fullgraph=True)."""
+    x, y = torch.randn(4), torch.randn(4)
+    scripted = tsjit.script(scaled_relu)
+    scripted(x, y)  # a plan and its entry exist: the compiled call still takes the Python source
+    assert torch.equal(torch.compile(scripted, backend="eager", fullgraph=fullgraph)(x, y), scaled_relu(x, y))
+    compiled_caller = torch.compile(calls_scaled_relu, backend="eager", fullgraph=fullgraph)
+    assert torch.equal(compiled_caller(x, y), calls_scaled_relu(x, y))

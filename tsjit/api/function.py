@@ -36,6 +36,7 @@ import weakref
 from typing import Any
 
 import torch
+from torch.compiler import is_dynamo_compiling
 
 from tsjit import garbage_collection
 from tsjit.errors import TsjitError
@@ -110,6 +111,10 @@ class ScriptFunction:
         return self.graph_function.schema
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if is_dynamo_compiling() and self.python_function is not None:
+            # torch.compile traces this call (as True only while it does): its tracer cannot see through the
+            # generated plans and C kernels, so it traces the function's Python source, as eager runs it
+            return self.python_function(*args, **kwargs)
         entry = self._entry
         if entry is not None and not kwargs and get_tracing_state() is None and not torch_jit_is_tracing():
             return entry(args)

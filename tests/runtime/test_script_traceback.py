@@ -113,3 +113,11 @@ def test_the_enclosing_function_is_the_innermost_def_around_the_range() -> None:
     start = text.index("x + 1")
     assert enclosing_function_name(SourceRange(Source(text), start, start + 5)) == "b"
     assert enclosing_function_name(SourceRange(Source(text), 0, 5)) is None
+
+
+def test_graphs_print_source_locations_as_torch_jits() -> None:
+    """`# file:line:col` after every node from a file; inlined nodes point at the callee's line."""
+    ours, theirs = tsjit.script(outer), torch.jit.script(outer)
+    assert str(ours.graph) == str(theirs.graph) and str(ours.inlined_graph) == str(theirs.inlined_graph)
+    assert f"aten::mm(%z.1, %y.1) # {__file__}:20:11" in str(ours.inlined_graph)
+    assert "#" not in ours.graph.str(print_source_locations=False)

@@ -48,6 +48,10 @@ class MLIRError(TsjitError):
     """A program could not be imported into, lowered through, or run from MLIR."""
 
 
+class GraphvizError(TsjitError):
+    """A graph could not be drawn: Graphviz's `dot` is missing or failed (the message says which)."""
+
+
 class ErrorWithSourceRange(TsjitError):
     """Mixin behaviour for errors that point into source: the message ends with the highlighted range."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,7 @@ from tsjit.ir.parser import parse_ir  # noqa: E402
 from tsjit.passes.common_subexpression_elimination import eliminate_common_subexpression  # noqa: E402
 from tsjit.passes.pass_diff import diff_pass  # noqa: E402
 
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 REPEATED_PRODUCT = """graph(%x : Tensor, %y : Tensor):
   %one : int = prim::Constant[value=1]()
   %a : Tensor = aten::mul(%x, %y)
@@ -90,3 +92,17 @@ def test_kept_nodes_are_grey_on_both_sides() -> None:
     assert classes(picture, "before_") == {"kept": ["prim::Constant", "aten::mul", "aten::add"],
                                            "removed": ["aten::mul"]}
     assert classes(picture, "after_") == {"kept": ["prim::Constant", "aten::mul", "aten::add"]}
+
+
+def test_the_docs_picture_is_todays_fuser_diff_of_the_lstm_cell() -> None:
+    """docs/lstm_cell_fuse_graph.svg (`tsjit diff -p fuse_graph docs/lstm_cell.ir`) colours the nodes the fuser
+    removes and adds today."""
+    diff = diff_pass("fuse_graph", parse_ir((DOCS / "lstm_cell.ir").read_text()))
+    picture = read_svg((DOCS / "lstm_cell_fuse_graph.svg").read_text())
+    removed, added = set(diff.removed), set(diff.added)
+    for prefix, graph, changed, style in (("before_", diff.before, removed, "removed"),
+                                          ("after_", diff.after, added, "added")):
+        expected: dict[str, list[str]] = {}
+        for node in nodes_with_subgraphs(graph):
+            expected.setdefault(style if node in changed else "kept", []).append(str(node.kind))
+        assert classes(picture, prefix) == expected

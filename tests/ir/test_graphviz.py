@@ -17,7 +17,15 @@ from svg_picture import ir_node_titles, needs_dot, png_colours, read_svg, screen
 
 import tsjit
 from tsjit.errors import GraphvizError
-from tsjit.ir.graphviz import LABEL_LIMIT, graph_to_dot, graph_to_svg, nodes_with_subgraphs, quote, render_svg
+from tsjit.ir.graphviz import (
+    LABEL_LIMIT,
+    graph_to_dot,
+    graph_to_svg,
+    held_graphs,
+    nodes_with_subgraphs,
+    quote,
+    render_svg,
+)
 from tsjit.ir.parser import parse_ir
 from tsjit.ir.symbols import prim
 from tsjit.runtime.function import runtime_function
@@ -57,8 +65,7 @@ def use_labels(graph) -> list[str]:
     for node in nodes_with_subgraphs(graph):
         labels += [f"%{value.debug_name} : {value.type}" for value in node.inputs]
         labels += [f"%{value.debug_name} : {value.type}" for block in node.blocks for value in block.outputs]
-        if node.kind is prim.FusionGroup:
-            labels += [f"%{value.debug_name} : {value.type}" for value in node.g("Subgraph").outputs]
+        labels += [f"%{value.debug_name} : {value.type}" for _, held in held_graphs(node) for value in held.outputs]
     return labels + [f"%{value.debug_name} : {value.type}" for value in graph.outputs]
 
 
@@ -103,6 +110,16 @@ def test_a_loop_around_an_if_is_clusters_within_clusters() -> None:
     for kind in ("aten::sub", "aten::mul"):
         (box,) = [picture.nodes[t] for t in ir_node_titles(picture) if picture.nodes[t].texts[0] == kind]
         assert sum(block.contains(box) for block in branches) == 1
+
+
+@needs_dot
+@pytest.mark.parametrize("path", sorted((REPOSITORY / "tests" / "ir" / "corpus" / "graphs").glob("*.ir")),
+                         ids=lambda path: path.stem)
+def test_every_graph_torch_jit_printed_is_drawn(path) -> None:
+    """The corpus: graphs torch.jit printed (DifferentiableGraphs with their fallbacks, FusionGroups nested in
+    FusionGroups, forks, loops, classes...), each a box per node and an edge per use."""
+    graph = parse_ir(path.read_text())
+    check_boxes_and_edges(graph, read_svg(graph_to_svg(graph)))
 
 
 def test_every_node_is_one_box_in_program_order_with_its_attributes() -> None:

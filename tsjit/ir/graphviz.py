@@ -5,7 +5,7 @@ The picture shows what the printed text shows, laid out top to bottom:
 
 - every node is a box with its kind and, briefly, its attributes; its printed line is the box's tooltip;
 - every use of a value is an edge from its producer to its user, labelled `%name : type`;
-- the graph's inputs and outputs, and those of every block and subgraph, are records with one field per value;
+- the graph's inputs and outputs, and those of every block and subgraph, are tables with one cell per value;
 - a node with blocks (prim::If, prim::Loop) or graph attributes (the Subgraph of prim::FusionGroup,
   prim::DifferentiableGraph, prim::fork) is a cluster titled by its kind, holding the node's box and one nested
   cluster per block (`block0`, ...) or graph attribute (`Subgraph`); dashed edges lead from the node's box into a
@@ -14,7 +14,7 @@ The picture shows what the printed text shows, laid out top to bottom:
 `styles` gives nodes a class from STYLES (the pass diff's `removed`, `added` and `kept`): the class colours the
 box and becomes the SVG element's class, where tests and style sheets find it. DOT ids follow program order:
 `<prefix>n<k>` for the k-th node (the nodes of subgraphs counted where their owner stands), `<prefix>p<k>` and
-`<prefix>r<k>` for the input and output records, `cluster_<prefix>c<k>` for clusters; two graphs drawn into one
+`<prefix>r<k>` for the input and output tables, `cluster_<prefix>c<k>` for clusters; two graphs drawn into one
 picture differ by their prefix.
 
 Nothing here imports torch (the printer, which does, is imported when a label is written); rendering needs
@@ -45,7 +45,8 @@ _HEADER = (
     'node [shape=box, style="rounded,filled", fillcolor=white, fontname=Helvetica, fontsize=11];',
     'edge [fontname=Helvetica, fontsize=9, color="#555555", fontcolor="#333333"];',
 )
-_RECORD = 'shape=record, style=filled, fillcolor="#e3ecf7", color="#5b7bb2"'
+_TABLE_NODE = "shape=plaintext, margin=0"
+_TABLE = 'BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="4" BGCOLOR="#e3ecf7" COLOR="#5b7bb2"'
 _CLUSTER = 'style="rounded,filled"; fillcolor="#fafafa"; color="#8a8a8a";'
 _LINK = 'style=dashed, color="#8a8a8a", arrowhead=empty'
 
@@ -118,7 +119,7 @@ def quote(text: str) -> str:
 
 
 class _Drawing:
-    """One graph's statements: node and record declarations nested in clusters, and the edges (kept apart: an
+    """One graph's statements: node and table declarations nested in clusters, and the edges (kept apart: an
     edge naming an undeclared node would declare it in whichever cluster the edge stands)."""
 
     def __init__(self, prefix: str, styles: Mapping[Node, str]):
@@ -134,26 +135,26 @@ class _Drawing:
         return f"{self.prefix}{letter}{count}"
 
     def block(self, block: Block, owner: str | None, inputs_title: str, outputs_title: str) -> list[str]:
-        """A block's input record, nodes and output record; `owner` is its node's box (None: the graph)."""
+        """A block's input table, nodes and output table; `owner` is its node's box (None: the graph)."""
         statements = []
         if block.inputs or owner is None:
-            record = self.fresh("p")
-            statements.append(_record(record, inputs_title, block.inputs, title_first=True))
-            self.sources.update((value, f"{record}:v{index}") for index, value in enumerate(block.inputs))
+            table = self.fresh("p")
+            statements.append(_table(table, inputs_title, block.inputs, title_first=True))
+            self.sources.update((value, f"{table}:v{index}") for index, value in enumerate(block.inputs))
             if owner is not None:
-                self.edges.append(f"{owner} -> {record} [{_LINK}];")
+                self.edges.append(f"{owner} -> {table} [{_LINK}];")
         for node in block.nodes():
             first = self.counts.get("n", 0)
             statements += self.node(node)
             if owner is not None:  # the block below its node's box, whatever its nodes depend on
                 self.edges.append(f"{owner} -> {self.prefix}n{first} [style=invis];")
         if block.outputs or owner is None:
-            record = self.fresh("r")
-            statements.append(_record(record, outputs_title, block.outputs, title_first=False))
+            table = self.fresh("r")
+            statements.append(_table(table, outputs_title, block.outputs, title_first=False))
             for index, value in enumerate(block.outputs):
-                self.use(value, f"{record}:v{index}")
+                self.use(value, f"{table}:v{index}")
             if owner is not None:
-                self.edges.append(f"{record} -> {owner} [{_LINK}, constraint=false];")
+                self.edges.append(f"{table} -> {owner} [{_LINK}, constraint=false];")
         return statements
 
     def node(self, node: Node) -> list[str]:
@@ -186,19 +187,20 @@ class _Drawing:
         self.edges.append(f"{source} -> {target} [label={quote(_shorten(f'%{value.debug_name} : {value.type}'))}];")
 
 
-def _record(name: str, title: str, values: tuple[Value, ...], title_first: bool) -> str:
-    fields = "|".join(f"<v{index}> {_record_text('%' + value.debug_name)}" for index, value in enumerate(values))
-    parts = [_record_text(title), "{" + fields + "}"] if fields else [_record_text(title)]
-    label = "{" + "|".join(parts if title_first else parts[::-1]) + "}"
-    return f'{name} [{_RECORD}, label="{label}"];'
+def _table(name: str, title: str, values: tuple[Value, ...], title_first: bool) -> str:
+    """A row for the title and a row of one cell per value, each cell a port (`v0`, ...) that edges attach to. An
+    HTML-like label rather than a record shape: dot loses edges between a record and a neighbour in its rank."""
+    rows = [f'<TR><TD COLSPAN="{max(len(values), 1)}">{_html(title)}</TD></TR>']
+    if values:
+        rows.append("<TR>" + "".join(f'<TD PORT="v{index}">{_html("%" + value.debug_name)}</TD>'
+                                     for index, value in enumerate(values)) + "</TR>")
+    table = "".join(rows if title_first else rows[::-1])
+    return f"{name} [{_TABLE_NODE}, label=<<TABLE {_TABLE}>{table}</TABLE>>];"
 
 
-def _record_text(text: str) -> str:
-    """`text` escaped for a record field inside a quoted DOT string."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    for special in "{}|<> ":
-        escaped = escaped.replace(special, "\\" + special)
-    return escaped
+def _html(text: str) -> str:
+    """`text` escaped for an HTML-like label."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 def _node_label(node: Node) -> str:

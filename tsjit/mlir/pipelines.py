@@ -151,12 +151,47 @@ def run_pipeline(module, pipeline: str, goal: str) -> None:
     """Run one torch-mlir pass pipeline in place; a failure says which op blocked reaching `goal`."""
     from torch_mlir import ir, passmanager  # deferred: optional and slow to import (the mlir extra)
 
+    before = module.operation.get_asm(enable_debug_info=True)
     try:
         passmanager.PassManager.parse(f"builtin.module({pipeline})").run(module.operation)
     except ir.MLIRError as error:
         left = _unconverted_torch_ops(module)
         remaining = f"\n  torch ops left unconverted: {', '.join(left)}" if left else ""
-        raise MLIRError(f"lowering to {goal} failed ({pipeline}):\n{describe_failure(error)}{remaining}") from None
+        in_pass = failing_pass(before, pipeline)
+        where = f"{pipeline}, in pass {in_pass}" if in_pass else pipeline
+        raise MLIRError(f"lowering to {goal} failed ({where}):\n{describe_failure(error)}{remaining}") from None
+
+
+def failing_pass(text: str, pipeline: str) -> str | None:
+    """The pass of `pipeline` that fails on the module `text`: the pipeline's passes run one at a time on a copy
+    (a failure report then names the torch-mlir pass, not only the pipeline that contains it)."""
+    from torch_mlir import ir, passmanager  # deferred: optional and slow to import (the mlir extra)
+
+    module = ir.Module.parse(text)
+    for step in pipeline_passes(str(passmanager.PassManager.parse(f"builtin.module({pipeline})"))):
+        try:
+            manager = passmanager.PassManager.parse(f"builtin.module({step})")
+        except ValueError:  # registered only inside its pipeline (StableHLO's chlo-legalize-to-stablehlo): skipped
+            continue
+        try:
+            manager.run(module.operation)
+        except ir.MLIRError:
+            return re.sub(r"\{.*\}|^func\.func\(|\)$", "", step)
+    return None
+
+
+def pipeline_passes(expanded: str) -> list[str]:
+    """The top-level passes of an expanded pipeline, `builtin.module(a,func.func(b{x=1,y=2}),c)` ->
+    [`a`, `func.func(b{x=1,y=2})`, `c`]."""
+    inner = expanded[expanded.index("(") + 1:expanded.rindex(")")]
+    steps, depth, start = [], 0, 0
+    for i, char in enumerate(inner):
+        depth += char in "({"
+        depth -= char in ")}"
+        if char == "," and depth == 0:
+            steps.append(inner[start:i])
+            start = i + 1
+    return [*steps, inner[start:]]
 
 
 _OP_IN_NOTE = re.compile(r'"([a-z_]+\.[\w.]+)"\(')

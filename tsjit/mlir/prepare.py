@@ -20,6 +20,9 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
 - `lower_not`: torch-mlir's linalg backend has no lowering of `aten::__not__` ("failed to legalize operation
   'torch.aten.__not__'"), nor of `aten::eq.bool` against a constant False, but it has `aten::ne.bool`, so
   `not b` becomes `b != True`.
+- `flip_float_comparisons`: the linalg backend lowers `aten::gt.float`, `ge.float` and `eq.float` but not
+  `lt.float` ("failed to legalize operation 'torch.aten.lt.float'"), `le.float` or `ne.float`, so `a < b`
+  becomes `b > a`, `a <= b` becomes `b >= a` and `a != b` becomes `(a == b) != True`.
 - `replace_uninitialized`: `prim::Uninitialized` (the placeholder the exit transform yields on paths that return
   or break early, never read) has no lowering ("failed to legalize operation 'torch.prim.Uninitialized'"); it
   becomes a zero of its refined type.
@@ -184,6 +187,7 @@ def _rewrite(graph: Graph, options: Options, device: torch.device) -> None:
     run_pass(remove_prints, graph)
     run_pass(replace_raising_branches, graph, checks=options.checks)
     run_pass(lower_not, graph)
+    run_pass(flip_float_comparisons, graph)
     run_pass(scalars_to_scalar_tensors, graph)
     run_pass(decompose_range_ops, graph)
     run_pass(eliminate_dead_code, graph, keep_assertions=True)
@@ -377,6 +381,27 @@ def lower_not(graph: Graph) -> bool:
     for node in nodes:
         with graph.insert_point_guard(node):
             node.output().replace_all_uses_with(graph.insert(aten.ne, [node.input(), True]))
+        node.destroy()
+    return bool(nodes)
+
+
+_FLIPPED_FLOAT_COMPARISONS = {aten.lt: aten.gt, aten.le: aten.ge}
+
+
+def flip_float_comparisons(graph: Graph) -> bool:
+    """`aten::lt(%a, %b)` on floats -> `aten::gt(%b, %a)`, `le` -> `ge` with the operands swapped, and
+    `aten::ne(%a, %b)` -> `aten::ne(aten::eq(%a, %b), True)` (equal for NaN too: `a != a` is True)."""
+    nodes = [n for n in graph.all_nodes() if (n.kind in _FLIPPED_FLOAT_COMPARISONS or n.kind is aten.ne)
+             and len(n.inputs) == 2 and all(isinstance(v.type, ts.FloatType) for v in n.inputs)
+             and log.opt_allowed()]
+    for node in nodes:
+        a, b = node.inputs
+        with graph.insert_point_guard(node):
+            if node.kind is aten.ne:
+                replacement = graph.insert(aten.ne, [graph.insert(aten.eq, [a, b]), True])
+            else:
+                replacement = graph.insert(_FLIPPED_FLOAT_COMPARISONS[node.kind], [b, a])
+        node.output().replace_all_uses_with(replacement)
         node.destroy()
     return bool(nodes)
 

@@ -108,6 +108,8 @@ _TABLE = (
     ("replace_raising_branches", _MLIR,
      "an If with one raising branch becomes an aten::_assert_scalar of its condition and the other branch"),
     ("lower_not", _MLIR, "aten::__not__(b) becomes aten::ne(b, True)"),
+    ("flip_float_comparisons", _MLIR,
+     "float a < b, a <= b and a != b become b > a, b >= a and (a == b) != True (the ones linalg lowers)"),
     ("scalars_to_scalar_tensors", _MLIR, "aten::tensor of a number becomes aten::scalar_tensor"),
     ("decompose_range_ops", _MLIR,
      "aten::__range_length and aten::__derive_index with a constant step become int arithmetic"),

@@ -46,6 +46,9 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   `prim::device(%t)` becomes the examples' device (cpu without example tensors), `prim::type` of a constant
   device its string and `is_cuda` whether that device is cuda; the torch dialect has no nested tensors, so
   `is_nested` is False. The comparisons on them then fold (tsjit/passes/static_control_flow.py).
+- `decompose_unknown_operators` (tsjit/mlir/decompositions.py): operators the torch dialect does not define
+  (`aten::diff`, `aten::soft_margin_loss`, ...) stay `torch.operator`, which no pipeline lowers; they are replaced
+  by their definitions in TorchScript.
 - `remove_profiling`: `prim::profile` (graphs recorded by the profiling executor) forwards its input.
 - `remove_mutation` (tsjit/passes/remove_mutation.py): in-place ops on tensors nobody else observes become
   out-of-place, so that the program can be imported with value semantics.
@@ -85,6 +88,7 @@ from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Block, Graph, Node
 from tsjit.ir.symbols import aten, prim
 from tsjit.mlir import shapes
+from tsjit.mlir.decompositions import decompose_unknown_operators
 from tsjit.mlir.loops import loops_to_for_or_while
 from tsjit.mlir.objects import ModuleValue, Slot, instances
 from tsjit.mlir.rnn import decompose_recurrent_layers
@@ -182,6 +186,7 @@ def _value_semantics(graphs: Sequence[Graph], options: Options) -> bool:
 def _rewrite(graph: Graph, options: Options, device: torch.device) -> None:
     """The rewrites that do not need refined types, in an order where each one's output suits the next."""
     run_pass(remove_profiling, graph)
+    run_pass(decompose_unknown_operators, graph)
     run_pass(fold_tensor_properties, graph, device)
     run_pass(remove_grad_mode_contexts, graph)
     run_pass(remove_prints, graph)

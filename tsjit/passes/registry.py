@@ -100,6 +100,8 @@ _TABLE = (
     ("fold_static_types", f"{_PASSES}.fold_static_types",
      "aten::size, aten::dim and prim::dtype of tensors whose refined type states them become constants"),
     # MLIR preparation: torch-mlir's workarounds, in prepare.py's order (each documented there)
+    ("decompose_unknown_operators", "tsjit.mlir.decompositions",
+     "operators the torch dialect lacks (aten::diff, soft_margin_loss, ...) replaced by their TorchScript definitions"),
     ("remove_profiling", _MLIR, "prim::profile forwards its input"),
     ("fold_tensor_properties", _MLIR,
      "prim::device, is_cuda, is_nested and prim::type of a constant device become constants (cpu by default)"),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from tsjit.mlir.prepare import (
     prepare_module,
 )
 from tsjit.mlir.script_objects import inline_function_calls, is_script_module, script_module_value
-from tsjit.mlir.types import TensorAnnotation, tensor_type
+from tsjit.mlir.types import Default, TensorAnnotation, tensor_type
 
 OUTPUT_TYPES = ("torch", "linalg-on-tensors", "tosa", "stablehlo")
 _MODULE_PIPELINE = "torchscript-module-to-torch-backend-pipeline"
@@ -102,6 +103,7 @@ def lower(lowered: LoweredModule, output_type: str) -> LoweredModule:
 
 
 def _prepare(target, examples: Sequence, options: Options, method: str) -> PreparedProgram:
+    examples = with_defaults(target, method, examples)
     module = as_module_value(target)
     if module is None and is_script_module(target):
         module = script_module_value(target, method)
@@ -113,6 +115,17 @@ def _prepare(target, examples: Sequence, options: Options, method: str) -> Prepa
     if graph is not target:  # a script function's graph calls the functions it uses: prim::CallFunction
         graph = inline_function_calls(graph)
     return prepare_function(graph, examples, options)
+
+
+def with_defaults(target, method: str, examples: Sequence) -> list:
+    """The examples, followed by a Default for each argument the call leaves out that declares one (read from
+    the schema of a script function or a ScriptModule's method; a bare Graph or ModuleValue has none)."""
+    function = getattr(target, method, None) if is_script_module(target) else target
+    schema = getattr(function, "schema", None)
+    if schema is None or not hasattr(schema, "arguments"):
+        return list(examples)
+    left_out = [a for a in schema.arguments if a.name != "self"][len(examples):]
+    return list(examples) + [Default(a.default_value) for a in itertools.takewhile(lambda a: a.has_default, left_out)]
 
 
 def import_program(program: PreparedProgram, method: str = "forward") -> str:

@@ -92,7 +92,7 @@ from tsjit.mlir.decompositions import decompose_unknown_operators
 from tsjit.mlir.loops import loops_to_for_or_while
 from tsjit.mlir.objects import ModuleValue, Slot, instances
 from tsjit.mlir.rnn import decompose_recurrent_layers
-from tsjit.mlir.types import TensorAnnotation, annotation_from
+from tsjit.mlir.types import Default, TensorAnnotation, annotation_from
 from tsjit.passes.constant_propagation import inline_if_branch
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
 from tsjit.passes.fold_static_types import fold_static_types
@@ -134,6 +134,7 @@ def prepare_function(graph: Graph, examples: Sequence, options: Options) -> Prep
     """A copy of `graph` with the workarounds applied and types refined for the example arguments."""
     graph = graph.copy()
     result_type = graph.outputs[0].type if len(graph.outputs) == 1 else None
+    examples = bind_defaults(graph, examples)
     flat = _flat_examples(graph.inputs, examples)
     run_pass(flatten_tuple_inputs, graph)
     run_pass(flatten_tuple_result, graph)
@@ -152,6 +153,7 @@ def prepare_module(root: ModuleValue, method: str, examples: Sequence, options: 
     entry = root.methods.get(method)
     if entry is None:
         raise MLIRError(f"{root.qualified_name} has no method {method!r}")
+    examples = bind_defaults(entry, examples, offset=1)
     flat = [None, *_flat_examples(entry.inputs[1:], examples)]
     result_type = entry.outputs[0].type
     graphs = _method_graphs(root)
@@ -247,6 +249,25 @@ def _flat_examples(inputs, examples: Sequence) -> list:
         raise MLIRError(f"{len(examples)} example arguments or annotations for {len(inputs)} arguments")
     padded = list(examples) + [None] * (len(inputs) - len(examples))
     return [e for value, example in zip(inputs, padded) for e in _flatten_example(value.type, example)]
+
+
+def bind_defaults(graph: Graph, examples: Sequence, offset: int = 0) -> list:
+    """Inputs whose example is a Default become constants of that value and leave the signature; the examples of
+    the inputs that stay. (Like the tuple flattening, this changes the signature the call is made with, so it
+    does not ask `tsjit.log.opt_allowed()`.)"""
+    kept = []
+    for index, example in reversed(list(enumerate(examples))):
+        if not isinstance(example, Default):
+            kept.insert(0, example)
+            continue
+        value = graph.inputs[offset + index]
+        constant = graph.insert_constant(example.value)
+        first = next(iter(graph.block.nodes()))
+        if first is not constant.node:
+            constant.node.move_before(first)
+        value.replace_all_uses_with(constant)
+        graph.erase_input(offset + index)
+    return kept
 
 
 def _flatten_example(type_: ts.Type, example) -> list:

@@ -23,6 +23,9 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
 - `flip_float_comparisons`: the linalg backend lowers `aten::gt.float`, `ge.float` and `eq.float` but not
   `lt.float` ("failed to legalize operation 'torch.aten.lt.float'"), `le.float` or `ne.float`, so `a < b`
   becomes `b > a`, `a <= b` becomes `b >= a` and `a != b` becomes `(a == b) != True`.
+- `expand_broadcast_tensors`: torch-mlir's shape function for `aten::broadcast_tensors` (which F.huber_loss and
+  F.smooth_l1_loss call) fails ("'torch.shape.calculate.yield.shapes' op operand #0 must be variadic of Int
+  list type"); with refined sizes each tensor is broadcast to the common shape with `aten::broadcast_to`.
 - `replace_uninitialized`: `prim::Uninitialized` (the placeholder the exit transform yields on paths that return
   or break early, never read) has no lowering ("failed to legalize operation 'torch.prim.Uninitialized'"); it
   becomes a zero of its refined type.
@@ -32,8 +35,11 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
 - `remove_prints`: `prim::Print` and `aten::warn` have no lowering; compiled programs do not print or warn.
 - `remove_grad_mode_contexts`: `with torch.no_grad():` creates a script object and enters and exits it
   (prim::CreateObject, Enter, Exit), which have no lowering; compiled programs compute no gradients anyway.
-  For the same reason `torch.is_grad_enabled()` (no op either; nn.MultiheadAttention's fast-path checks call
-  it) is False.
+  `torch.is_grad_enabled()` has no op either; programs ask it to choose between paths that compute the same
+  values: nn.MultiheadAttention's and nn.TransformerEncoderLayer's fast paths (taken when it is False) call fused
+  kernels torch-mlir has no op for (`aten::_native_multi_head_attention`), so it is True and the composite path,
+  which torch-mlir lowers, is compiled; so is `prim::requires_grad` (`x.requires_grad`, the same checks' other
+  half, and an unknown op to torch-mlir).
 - `scalars_to_scalar_tensors`: `torch.tensor(3)` (`aten::tensor.int`, `.float`, `.bool`; TorchScript emits it
   for `y[0] = 3`) has no lowering, while `aten::scalar_tensor` has one.
 - `reject_list_mutation_in_control_flow`: torch-mlir does not follow a list mutated inside a loop or branch
@@ -76,6 +82,7 @@ no op for `aten::lstm` / `aten::gru`) and sizes and dtypes the types state becom
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -219,6 +226,8 @@ def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstra
             run_pass(eliminate_dead_code, graph, keep_assertions=True)
         shapes.refine_types(entry, arguments)
     if any([run_pass(select_ifs_to_where, graph) for graph in graphs]):
+        shapes.refine_types(entry, arguments)
+    if any([run_pass(expand_broadcast_tensors, graph) for graph in graphs]):
         shapes.refine_types(entry, arguments)
     for graph in graphs:
         run_pass(replace_uninitialized, graph)
@@ -432,6 +441,40 @@ def flip_float_comparisons(graph: Graph) -> bool:
     return bool(nodes)
 
 
+def expand_broadcast_tensors(graph: Graph) -> bool:
+    """`aten::broadcast_tensors` of a list of tensors whose refined sizes are all known -> each tensor
+    broadcast to the common shape, a constant:
+
+        %l : Tensor[] = prim::ListConstruct(%a, %b)           %s : int[] = prim::Constant[value=[4, 5]]()
+        %r : Tensor[] = aten::broadcast_tensors(%l)     ->    %a.b : Tensor = aten::broadcast_to(%a, %s) ...
+                                                              %r : Tensor[] = prim::ListConstruct(%a.b, %b.b)
+    """
+    nodes = [n for n in graph.all_nodes() if n.kind is aten.broadcast_tensors and _static_sizes(n.input())
+             is not None and log.opt_allowed()]
+    for node in nodes:
+        tensors = list(node.input().node.inputs)
+        shape = list(torch.broadcast_shapes(*_static_sizes(node.input())))
+        with graph.insert_point_guard(node):
+            sizes = graph.insert_constant(shape)
+            expanded = [graph.insert(aten.broadcast_to, [t, sizes]) for t in tensors]
+            for tensor, value in zip(tensors, expanded):
+                value.set_type(dataclasses.replace(tensor.type, sizes=tuple(shape), strides=None))
+            rebuilt = graph.insert_node(graph.create(prim.ListConstruct, expanded))
+        rebuilt.output().set_type(node.output().type)
+        node.output().replace_all_uses_with(rebuilt.output())
+        node.destroy()
+    return bool(nodes)
+
+
+def _static_sizes(tensors) -> list[tuple[int, ...]] | None:
+    """The sizes of a ListConstruct's tensors when every one is known, else None."""
+    if tensors.node.kind is not prim.ListConstruct:
+        return None
+    sizes = [getattr(v.type, "sizes", None) for v in tensors.node.inputs]
+    known = all(s is not None and None not in s for s in sizes)
+    return sizes if known and sizes else None
+
+
 def replace_uninitialized(graph: Graph) -> bool:
     """`prim::Uninitialized` -> a zero of its type: 0, 0.0, False, None, or zeros of a tensor's refined rank
     and dtype (unknown sizes are 0: the value is never read)."""
@@ -495,9 +538,12 @@ _GRAD_MODES = frozenset({"__torch__.torch.autograd.grad_mode.no_grad",
                          "__torch__.torch.autograd.grad_mode.enable_grad"})
 
 
+_GRAD_QUERIES = frozenset({aten.is_grad_enabled, prim.requires_grad})
+
+
 def remove_grad_mode_contexts(graph: Graph) -> bool:
     """Delete `no_grad()` / `enable_grad()` objects with their `__init__` call, Enter and Exit, and answer
-    `aten::is_grad_enabled()` with False:
+    `aten::is_grad_enabled()` and `prim::requires_grad(%t)` with True (see the module docstring):
 
         %g : __torch__...no_grad = prim::CreateObject()
         %n : NoneType = prim::CallMethod[name="__init__"](%g)      ->    (nothing)
@@ -511,8 +557,8 @@ def remove_grad_mode_contexts(graph: Graph) -> bool:
                 use.user.destroy()
         if not node.has_uses():
             node.destroy()
-    grad_mode = _replace_by_constant(graph, [n for n in graph.all_nodes() if n.kind is aten.is_grad_enabled
-                                             and log.opt_allowed()], lambda node: False)
+    grad_mode = _replace_by_constant(graph, [n for n in graph.all_nodes() if n.kind in _GRAD_QUERIES
+                                             and log.opt_allowed()], lambda node: True)
     return bool(objects) or grad_mode
 
 

@@ -125,6 +125,8 @@ _TABLE = (
      "aten::lstm, gru, rnn_tanh and rnn_relu unrolled over their time steps into matmuls and activations"),
     ("select_ifs_to_where", _MLIR,
      "an If that only forwards tensors of one static type becomes aten::where on the condition"),
+    ("expand_broadcast_tensors", _MLIR,
+     "aten::broadcast_tensors of tensors of known sizes becomes aten::broadcast_to of each to the common shape"),
     ("replace_uninitialized", _MLIR, "prim::Uninitialized becomes a zero of its refined type"),
 )
 PASSES: dict[str, Pass] = {name: Pass(name, module, description) for name, module, description in _TABLE}

@@ -221,8 +221,8 @@ def cause_of(error: BaseException) -> str:
     found_op = re.search(r"blocked by ([\w.]+)", text)
     if found_pass:
         return f"{found_pass.group(1)}: {found_op.group(1) if found_op else 'error'}"
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return " | ".join(lines[:2])[:300]
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return first[:100]
 
 
 # ---- one program, in a worker ----------------------------------------------------------------------------------

@@ -8,8 +8,6 @@ rewrites the entries of the programs it ran; the runner fails on an unexpected f
 """
 
 EXPECTED_FAILURES: dict[tuple[str, str], str] = {
-    ('e2e:function:seed_if_else', 'stablehlo'): 'torch-finalizing-backend-type-conversion-for-stablehlo: torch.prim.If',
-    ('e2e:function:seed_if_else', 'tosa'): 'convert-torch-to-tosa: torch.aten.Bool.Tensor',
     ('e2e:function:bool_logic', 'stablehlo'): 'torch-finalizing-backend-type-conversion-for-stablehlo: torch.constant.bool',
     ('e2e:function:bool_logic', 'tosa'): 'convert-torch-to-tosa: torch.prim.If',
     ('e2e:function:functional_max_pool2d_indices', 'stablehlo'): 'convert-torch-to-stablehlo: stablehlo.reduce_window',
@@ -20,6 +18,8 @@ EXPECTED_FAILURES: dict[tuple[str, str], str] = {
     ('e2e:function:print_values', 'tosa'): 'torch-verify-tosa-backend-contract: func.func',
     ('e2e:function:raise_in_branch', 'linalg-on-tensors'): 'torch-finalizing-backend-type-conversion: torch.constant.int',
     ('e2e:function:raise_in_branch', 'tosa'): 'convert-torch-to-tosa: torch.aten.mul.Scalar',
+    ('e2e:function:seed_if_else', 'stablehlo'): 'torch-finalizing-backend-type-conversion-for-stablehlo: torch.prim.If',
+    ('e2e:function:seed_if_else', 'tosa'): 'convert-torch-to-tosa: torch.aten.Bool.Tensor',
     ('e2e:function:sort_and_topk', 'linalg-on-tensors'): 'mismatch: result[1]: wrong values',
     ('e2e:function:sort_and_topk', 'stablehlo'): "MLIRError: IREE could not compile the stablehlo module: 'chlo.top_k' op inferred type(s) 'tensor<2xf",
     ('e2e:function:string_methods', 'linalg-on-tensors'): 'torch-lower-to-backend-contract: torch.operator',
@@ -54,9 +54,6 @@ EXPECTED_FAILURES: dict[tuple[str, str], str] = {
     ('opdb:nn.functional.avg_pool3d', 'linalg-on-tensors'): "MLIRError: IREE could not compile the tm_tensor module: 'linalg.generic' op inferred input/output op",
     ('opdb:nn.functional.avg_pool3d', 'stablehlo'): "MLIRError: IREE could not compile the stablehlo module: 'linalg.generic' op inferred input/output op",
     ('opdb:nn.functional.avg_pool3d', 'tosa'): 'convert-torch-to-tosa: torch.aten.avg_pool3d',
-    ('opdb:nn.functional.l1_loss', 'linalg-on-tensors'): 'torch-lower-to-backend-contract: torch.shape.calculate.yield.shapes',
-    ('opdb:nn.functional.l1_loss', 'stablehlo'): 'torch-lower-to-backend-contract: torch.shape.calculate.yield.shapes',
-    ('opdb:nn.functional.l1_loss', 'tosa'): 'torch-lower-to-backend-contract: torch.shape.calculate.yield.shapes',
     ('opdb:nn.functional.max_pool1d', 'linalg-on-tensors'): "MLIRError: IREE could not compile the tm_tensor module: 'linalg.generic' op inferred input/output op",
     ('opdb:nn.functional.max_pool1d', 'tosa'): 'convert-torch-to-tosa: torch.aten.max_pool1d_with_indices',
     ('opdb:nn.functional.scaled_dot_product_attention', 'stablehlo'): 'torch-finalizing-backend-type-conversion-for-stablehlo: torch.constant.float',
@@ -78,7 +75,4 @@ EXPECTED_FAILURES: dict[tuple[str, str], str] = {
     ('opdb:unbind', 'linalg-on-tensors'): 'torch-finalizing-backend-type-conversion: torch.constant.int',
     ('opdb:unbind', 'stablehlo'): 'torch-finalizing-backend-type-conversion-for-stablehlo: torch.constant.int',
     ('opdb:unbind', 'tosa'): 'convert-torch-to-tosa: torch.aten.unbind.int',
-    ('opdb:xlogy', 'linalg-on-tensors'): 'torch-finalizing-backend-type-conversion: torch.aten.xlogy.Tensor',
-    ('opdb:xlogy', 'stablehlo'): 'torch-finalizing-backend-type-conversion-for-stablehlo: torch.aten.xlogy.Tensor',
-    ('opdb:xlogy', 'tosa'): 'convert-torch-to-tosa: torch.aten.xlogy.Tensor',
 }

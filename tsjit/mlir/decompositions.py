@@ -1,5 +1,7 @@
 """Operators the torch dialect does not define, decomposed into ones it does (an MLIR preparation step).
 
+(`aten::xlogy.Tensor` is defined but no backend lowers it; it is decomposed too.)
+
 tsjit's importer writes an operator this build of torch-mlir does not register as `torch.operator "aten.diff"`,
 which no pipeline lowers ("failed to legalize operation 'torch.operator'" in torch-lower-to-backend-contract).
 torch-mlir's FX route never meets them: torch.export runs PyTorch's decomposition table first. TorchScript
@@ -131,6 +133,9 @@ def special_ndtr(self: Tensor) -> Tensor:
   return 0.5 * (1.0 + torch.erf(self * 0.7071067811865476))
 def special_xlog1py(self: Tensor, other: Tensor) -> Tensor:
   product = torch.where(self == 0, torch.zeros_like(self * other), self * torch.log1p(other))
+  return torch.where(torch.isnan(other), other + product, product)
+def xlogy__Tensor(self: Tensor, other: Tensor) -> Tensor:
+  product = torch.where(self == 0, torch.zeros_like(self * other), self * torch.log(other))
   return torch.where(torch.isnan(other), other + product, product)
 def special_entr(self: Tensor) -> Tensor:
   entropy = torch.where(self > 0, -self * torch.log(self), torch.zeros_like(self))

@@ -455,7 +455,7 @@ def expand_broadcast_tensors(graph: Graph) -> bool:
         tensors = list(node.input().node.inputs)
         shape = list(torch.broadcast_shapes(*_static_sizes(node.input())))
         with graph.insert_point_guard(node):
-            sizes = graph.insert_constant(shape)
+            sizes = graph.insert_constant(shape, ts.ListType(ts.IntType.get()))
             expanded = [graph.insert(aten.broadcast_to, [t, sizes]) for t in tensors]
             for tensor, value in zip(tensors, expanded):
                 value.set_type(dataclasses.replace(tensor.type, sizes=tuple(shape), strides=None))

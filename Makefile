@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench conformance clean bytecode graphviz
+.PHONY: demo test lint bench conformance conformance-mlir clean bytecode graphviz
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -43,6 +43,11 @@ lint: $(STAMP)
 # PyTorch's whole op database through tsjit and torch.jit (`make test` runs a fixed sample of it)
 conformance: bytecode
 	$(PY) tests/conformance/opdb_runner.py --quiet
+
+# op_db's functions, torch.nn's modules and the e2e corpus through tsjit and torch-mlir's FX route to linalg, TOSA and
+# StableHLO on IREE, side by side (`make test` runs a fixed sample of it)
+conformance-mlir: bytecode
+	$(PY) tests/conformance/mlir_runner.py --quiet
 
 bench: bytecode
 	$(PY) -m bench

@@ -154,11 +154,14 @@ def _as_parameter(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-def make_call(callee: str, args: list[Any], kwargs: dict[str, Any]) -> Call:
-    """The generated function for one sample's positional and keyword arguments."""
+def make_call(callee: str, args: list[Any], kwargs: dict[str, Any], tensors_only: bool = False) -> Call:
+    """The generated function for one sample's positional and keyword arguments; with `tensors_only`, only
+    tensors are parameters and every other value is a literal (as the MLIR corpus compiles a program)."""
     formals, actuals, values, tensors = [], [], [], []
     for key, value in [*((None, a) for a in args), *kwargs.items()]:
         annotation = annotation_of(value)
+        if tensors_only and annotation not in ("Tensor", "list[Tensor]"):
+            annotation = None
         if annotation is None:
             spelled = literal(value)
         else:

@@ -57,8 +57,6 @@ OPTIONAL_TENSOR_ARGUMENT = ("an Optional[Tensor] argument left to its None defau
                             "unknown rank, which the backend contract rejects")
 ITEM = "aten::item returns a Scalar (!torch.number), which the backend contract rejects"
 STR_RESULT = "a str result cannot cross into compiled code"
-DEFAULT_ARGUMENT = ("an argument left to its default: the compiled program takes every argument (defaults are not "
-                    "part of the compiled signature)")
 STATE_WRITTEN = "module state written by forward (SetAttr) stays a global slot initializer, which the contract rejects"
 PYTHON_OP = "a call into Python (prim::PythonOp, an ignored method) cannot be compiled"
 DICT_VALUES = "dicts: a dict reaches the backend contract, which has no dict type"
@@ -74,8 +72,6 @@ IREE_TOPK = "IREE rejects chlo.top_k with i64 indices (it infers i32)"
 RANDOM = "training-mode dropout draws random numbers: IREE's generator differs from eager's"
 IDENTITY_AT_RUN_TIME = ("`query is key` on two tensor arguments (aten::__is__) is decided at run time; no backend "
                         "lowers it")
-FAST_PATH = ("the inference fast path is taken (compiled programs compute no gradients, so its checks pass) and calls "
-             "aten::_transformer_encoder_layer_fwd, which torch-mlir has no op for")
 EMBEDDING_BAG = "torch-mlir has no lowering of aten::embedding_bag.padding_idx to any backend"
 EMBEDDING_RENORM = ("Embedding(max_norm) renormalizes its weight in place before the lookup (embedding_renorm_ on "
                     "the attribute), which the compiled program does not reproduce")
@@ -99,12 +95,10 @@ _EVERY_BACKEND: dict[str, str] = {
     'function:divmod_and_friends': _no_op('aten::divmod'),
     'function:exit_transform_raise': _no_op('aten::sqrt'),
     'function:float_arith': _no_op('aten::floordiv'),
-    'function:functional_distances': _no_op('aten::pairwise_distance'),
     'function:functional_embedding_bag': EMBEDDING_BAG,
     'function:functional_grid_sample': _no_op('aten::affine_grid_generator'),
     'function:functional_interpolate': LIST_MUTATION,
     'function:functional_interpolate_modes': LIST_MUTATION,
-    'function:functional_losses': _no_op('aten::smooth_l1_loss'),
     'function:functional_more_losses': _no_op('aten::nll_loss_nd'),
     'function:functional_multi_head_attention': IDENTITY_AT_RUN_TIME,
     'function:functional_norms': CRASH,
@@ -157,8 +151,6 @@ _EVERY_BACKEND: dict[str, str] = {
     'module:lstm_dropout_train': RANDOM,
     'module:multihead_attention_key_padding_mask': SHAPE_REFINEMENT,
     'module:set_attributes': STATE_WRITTEN,
-    'module:transformer_encoder': FAST_PATH,
-    'module:transformer_encoder_layer': OPTIONAL_TENSOR_ARGUMENT,
     'module:transformer_encoder_layer_norm_first_gelu_train': OPTIONAL_TENSOR_ARGUMENT,
 }
 
@@ -195,7 +187,6 @@ _LINALG: dict[str, str] = {
     'function:while_true_break': IREE_WHILE,
     'module:dropout_train': RANDOM,
     'module:sequential_mlp_train': RANDOM,
-    'module:unused_method': DEFAULT_ARGUMENT,
 }
 
 _TOSA: dict[str, str] = {
@@ -269,11 +260,11 @@ _TOSA: dict[str, str] = {
     'function:while_loop': TOSA_SCALARS,
     'function:while_true_break': TOSA_SCALARS,
     'function:while_with_complex_condition': TOSA_SCALARS,
+    'function:functional_losses': TOSA_F64,
     'module:dropout_train': TOSA_F64,
     'module:lstm_dropout_train': TOSA_F64,
     'module:sequential_mlp_train': TOSA_F64,
     'module:tuple_result_keyword_call': TOSA_SCALARS,
-    'module:unused_method': TOSA_SCALARS,
 }
 
 _STABLEHLO: dict[str, str] = {
@@ -324,7 +315,6 @@ _STABLEHLO: dict[str, str] = {
     'module:conv2d_padding_mode': STABLEHLO_SCALARS,
     'module:dropout_train': RANDOM,
     'module:sequential_mlp_train': RANDOM,
-    'module:unused_method': DEFAULT_ARGUMENT,
 }
 
 EXPECTED_FAILURES: dict[str, dict[str, str]] = {

@@ -55,7 +55,7 @@ def test_device_checks_and_grad_mode_fold_to_constants():
     eliminate_dead_code(graph, keep_assertions=True)
     graph.lint()
     assert kinds(graph) == [prim.Constant] * 4 + [prim.TupleConstruct]
-    assert run_graph(graph, torch.randn(2), optimize=False) == (True, False, False, False)
+    assert run_graph(graph, torch.randn(2), optimize=False) == (True, False, False, True)
 
 
 SIZE_CHECK = """
@@ -99,3 +99,24 @@ graph(%x : Tensor):
     options = prepare.Options(value_semantics=False)
     program = prepare.prepare_function(graph_of(text), [torch.randn(2, 3)], options)
     assert aten.size in kinds(program.graph)
+
+
+def scaled_unless_none(x: torch.Tensor, scale: float | None = None, offset: float = 1.0):
+    if scale is None:
+        return x + offset
+    return x * scale + offset
+
+
+def test_arguments_left_out_take_their_defaults():
+    """As a call `f(x)` does, and as torch.export specializes: the program takes one argument, the If on `scale`
+    is gone and the offset is a constant."""
+    import tsjit
+    import tsjit.mlir
+
+    lowered = tsjit.mlir.compile(tsjit.script(scaled_unless_none), [torch.randn(3)])
+    text = str(lowered)
+    assert "@forward(%arg0: !torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>" in text
+    assert "torch.prim.If" not in text and "torch.aten.mul" not in text
+    x = torch.randn(3)
+    tsjit_program = tsjit.mlir.compile(tsjit.script(scaled_unless_none), [x, 2.0])
+    assert "%arg1: !torch.float" in str(tsjit_program)

@@ -7,7 +7,7 @@ from pass_case import check_pass
 from tsjit.mlir.prepare import remove_grad_mode_contexts
 
 
-def test_no_grad_blocks_lose_their_context_object_and_grad_mode_is_off():
+def test_no_grad_blocks_lose_their_context_object_and_grad_mode_is_on():
     check_pass(remove_grad_mode_contexts, """
 graph(%x : Tensor):
   %two : int = prim::Constant[value=2]()
@@ -18,6 +18,6 @@ graph(%x : Tensor):
   %o : Tensor = prim::Exit(%g)
   %on : bool = aten::is_grad_enabled()
   %r : (Tensor, bool) = prim::TupleConstruct(%y, %on)
-  return (%r)""", present=["aten::mul", "prim::Constant[value=0]", "prim::TupleConstruct"],
+  return (%r)""", present=["aten::mul", "prim::Constant[value=1]", "prim::TupleConstruct"],
                absent=["prim::CreateObject", "prim::Enter", "prim::Exit", "aten::is_grad_enabled"],
                run=False)  # the original cannot run outside a compiled program: no no_grad class is defined

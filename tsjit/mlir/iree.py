@@ -5,8 +5,9 @@
 
 IREE reads the module in MLIR's generic form, since its MLIR may spell some ops' custom syntax differently
 from torch-mlir's (TOSA's `tosa.const_shape` does), and with the input type of the backend: `torch` for the torch
-backend contract, `tosa`, `stablehlo`, or none for linalg-on-tensors. f64 stays f64 (IREE demotes it to f32 by
-default, which would change results).
+backend contract, `tosa`, `stablehlo`, or `tm_tensor` for linalg-on-tensors (whose modules hold torch-mlir's
+TMTensor ops beside linalg: cumsum's `tm_tensor.scan`, scatter, sort, which IREE's `none` input rejects).
+f64 stays f64 (IREE demotes it to f32 by default, which would change results).
 
 Calls take and return torch tensors. Tuple arguments are passed flat, as the program was compiled (see
 tsjit.mlir.prepare.flatten_tuple_inputs); a tuple result, which the backend returns as several results, comes
@@ -39,7 +40,7 @@ from tsjit.ir import types as ts
 from tsjit.lru import LRUCache
 from tsjit.mlir.pipelines import LoweredModule
 
-_INPUT_TYPES = {"torch": "torch", "linalg-on-tensors": "none", "tosa": "tosa", "stablehlo": "stablehlo"}
+_INPUT_TYPES = {"torch": "torch", "linalg-on-tensors": "tm_tensor", "tosa": "tosa", "stablehlo": "stablehlo"}
 _FLAGS = ("--iree-llvmcpu-target-cpu=host", "--iree-input-demote-f64-to-f32=false")
 DEFAULT_CACHE_MB = 256
 
@@ -58,7 +59,7 @@ def compile(lowered: LoweredModule) -> CompiledProgram:
 
 
 def input_type(output_type: str) -> str:
-    """IREE's input type for a lowered module's output type (`none` for linalg-on-tensors). With
+    """IREE's input type for a lowered module's output type (`tm_tensor` for linalg-on-tensors). With
     `compile_cached` and `CompiledProgram` it lets a caller compile in worker threads: iree-compile runs as a
     subprocess, so several compilations proceed in parallel."""
     return _INPUT_TYPES[output_type]
@@ -91,7 +92,8 @@ def _compile_with_iree(text: str, input_type: str) -> bytes:
         return iree_compiler.compile_str(text, target_backends=["llvm-cpu"], input_type=input_type,
                                          extra_args=list(_FLAGS))
     except iree_compiler.CompilerToolError as error:
-        raise MLIRError(f"IREE could not compile the {input_type} module:\n{error}") from None
+        first = next((line.split("error:", 1)[1].strip() for line in str(error).splitlines() if "error:" in line), "")
+        raise MLIRError(f"IREE could not compile the {input_type} module: {first}\n{error}") from None
 
 
 def cache_dir() -> str:
@@ -148,7 +150,7 @@ class CompiledProgram:
                             f"got {len(flat)}")
         try:
             results = self._function(*[_to_iree(a) for a in flat])
-        except RuntimeError as error:  # a failed assert (cf.assert) or another runtime failure
+        except (RuntimeError, ValueError) as error:  # a failed assert (cf.assert), inputs of other static sizes
             raise MLIRError(f"IREE: {error}") from None
         return _to_torch(results, self.result_type)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from tsjit.mlir.prepare import (
     prepare_module,
 )
 from tsjit.mlir.script_objects import inline_function_calls, is_script_module, script_module_value
-from tsjit.mlir.types import TensorAnnotation, tensor_type
+from tsjit.mlir.types import Default, TensorAnnotation, tensor_type
 
 OUTPUT_TYPES = ("torch", "linalg-on-tensors", "tosa", "stablehlo")
 _MODULE_PIPELINE = "torchscript-module-to-torch-backend-pipeline"
@@ -102,6 +103,7 @@ def lower(lowered: LoweredModule, output_type: str) -> LoweredModule:
 
 
 def _prepare(target, examples: Sequence, options: Options, method: str) -> PreparedProgram:
+    examples = with_defaults(target, method, examples)
     module = as_module_value(target)
     if module is None and is_script_module(target):
         module = script_module_value(target, method)
@@ -113,6 +115,17 @@ def _prepare(target, examples: Sequence, options: Options, method: str) -> Prepa
     if graph is not target:  # a script function's graph calls the functions it uses: prim::CallFunction
         graph = inline_function_calls(graph)
     return prepare_function(graph, examples, options)
+
+
+def with_defaults(target, method: str, examples: Sequence) -> list:
+    """The examples, followed by a Default for each argument the call leaves out that declares one (read from
+    the schema of a script function or a ScriptModule's method; a bare Graph or ModuleValue has none)."""
+    function = getattr(target, method, None) if is_script_module(target) else target
+    schema = getattr(function, "schema", None)
+    if schema is None or not hasattr(schema, "arguments"):
+        return list(examples)
+    left_out = [a for a in schema.arguments if a.name != "self"][len(examples):]
+    return list(examples) + [Default(a.default_value) for a in itertools.takewhile(lambda a: a.has_default, left_out)]
 
 
 def import_program(program: PreparedProgram, method: str = "forward") -> str:
@@ -151,12 +164,47 @@ def run_pipeline(module, pipeline: str, goal: str) -> None:
     """Run one torch-mlir pass pipeline in place; a failure says which op blocked reaching `goal`."""
     from torch_mlir import ir, passmanager  # deferred: optional and slow to import (the mlir extra)
 
+    before = module.operation.get_asm(enable_debug_info=True)
     try:
         passmanager.PassManager.parse(f"builtin.module({pipeline})").run(module.operation)
     except ir.MLIRError as error:
         left = _unconverted_torch_ops(module)
         remaining = f"\n  torch ops left unconverted: {', '.join(left)}" if left else ""
-        raise MLIRError(f"lowering to {goal} failed ({pipeline}):\n{describe_failure(error)}{remaining}") from None
+        in_pass = failing_pass(before, pipeline)
+        where = f"{pipeline}, in pass {in_pass}" if in_pass else pipeline
+        raise MLIRError(f"lowering to {goal} failed ({where}):\n{describe_failure(error)}{remaining}") from None
+
+
+def failing_pass(text: str, pipeline: str) -> str | None:
+    """The pass of `pipeline` that fails on the module `text`: the pipeline's passes run one at a time on a copy
+    (a failure report then names the torch-mlir pass, not only the pipeline that contains it)."""
+    from torch_mlir import ir, passmanager  # deferred: optional and slow to import (the mlir extra)
+
+    module = ir.Module.parse(text)
+    for step in pipeline_passes(str(passmanager.PassManager.parse(f"builtin.module({pipeline})"))):
+        try:
+            manager = passmanager.PassManager.parse(f"builtin.module({step})")
+        except ValueError:  # registered only inside its pipeline (StableHLO's chlo-legalize-to-stablehlo): skipped
+            continue
+        try:
+            manager.run(module.operation)
+        except ir.MLIRError:
+            return re.sub(r"\{.*\}|^func\.func\(|\)$", "", step)
+    return None
+
+
+def pipeline_passes(expanded: str) -> list[str]:
+    """The top-level passes of an expanded pipeline, `builtin.module(a,func.func(b{x=1,y=2}),c)` ->
+    [`a`, `func.func(b{x=1,y=2})`, `c`]."""
+    inner = expanded[expanded.index("(") + 1:expanded.rindex(")")]
+    steps, depth, start = [], 0, 0
+    for i, char in enumerate(inner):
+        depth += char in "({"
+        depth -= char in ")}"
+        if char == "," and depth == 0:
+            steps.append(inner[start:i])
+            start = i + 1
+    return [*steps, inner[start:]]
 
 
 _OP_IN_NOTE = re.compile(r'"([a-z_]+\.[\w.]+)"\(')

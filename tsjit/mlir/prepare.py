@@ -20,6 +20,12 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
 - `lower_not`: torch-mlir's linalg backend has no lowering of `aten::__not__` ("failed to legalize operation
   'torch.aten.__not__'"), nor of `aten::eq.bool` against a constant False, but it has `aten::ne.bool`, so
   `not b` becomes `b != True`.
+- `flip_float_comparisons`: the linalg backend lowers `aten::gt.float`, `ge.float` and `eq.float` but not
+  `lt.float` ("failed to legalize operation 'torch.aten.lt.float'"), `le.float` or `ne.float`, so `a < b`
+  becomes `b > a`, `a <= b` becomes `b >= a` and `a != b` becomes `(a == b) != True`.
+- `expand_broadcast_tensors`: torch-mlir's shape function for `aten::broadcast_tensors` (which F.huber_loss and
+  F.smooth_l1_loss call) fails ("'torch.shape.calculate.yield.shapes' op operand #0 must be variadic of Int
+  list type"); with refined sizes each tensor is broadcast to the common shape with `aten::broadcast_to`.
 - `replace_uninitialized`: `prim::Uninitialized` (the placeholder the exit transform yields on paths that return
   or break early, never read) has no lowering ("failed to legalize operation 'torch.prim.Uninitialized'"); it
   becomes a zero of its refined type.
@@ -29,8 +35,11 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
 - `remove_prints`: `prim::Print` and `aten::warn` have no lowering; compiled programs do not print or warn.
 - `remove_grad_mode_contexts`: `with torch.no_grad():` creates a script object and enters and exits it
   (prim::CreateObject, Enter, Exit), which have no lowering; compiled programs compute no gradients anyway.
-  For the same reason `torch.is_grad_enabled()` (no op either; nn.MultiheadAttention's fast-path checks call
-  it) is False.
+  `torch.is_grad_enabled()` has no op either; programs ask it to choose between paths that compute the same
+  values: nn.MultiheadAttention's and nn.TransformerEncoderLayer's fast paths (taken when it is False) call fused
+  kernels torch-mlir has no op for (`aten::_native_multi_head_attention`), so it is True and the composite path,
+  which torch-mlir lowers, is compiled; so is `prim::requires_grad` (`x.requires_grad`, the same checks' other
+  half, and an unknown op to torch-mlir).
 - `scalars_to_scalar_tensors`: `torch.tensor(3)` (`aten::tensor.int`, `.float`, `.bool`; TorchScript emits it
   for `y[0] = 3`) has no lowering, while `aten::scalar_tensor` has one.
 - `reject_list_mutation_in_control_flow`: torch-mlir does not follow a list mutated inside a loop or branch
@@ -43,6 +52,9 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   `prim::device(%t)` becomes the examples' device (cpu without example tensors), `prim::type` of a constant
   device its string and `is_cuda` whether that device is cuda; the torch dialect has no nested tensors, so
   `is_nested` is False. The comparisons on them then fold (tsjit/passes/static_control_flow.py).
+- `decompose_unknown_operators` (tsjit/mlir/decompositions.py): operators the torch dialect does not define
+  (`aten::diff`, `aten::soft_margin_loss`, ...) stay `torch.operator`, which no pipeline lowers; they are replaced
+  by their definitions in TorchScript.
 - `remove_profiling`: `prim::profile` (graphs recorded by the profiling executor) forwards its input.
 - `remove_mutation` (tsjit/passes/remove_mutation.py): in-place ops on tensors nobody else observes become
   out-of-place, so that the program can be imported with value semantics.
@@ -70,6 +82,7 @@ no op for `aten::lstm` / `aten::gru`) and sizes and dtypes the types state becom
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -82,10 +95,11 @@ from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Block, Graph, Node
 from tsjit.ir.symbols import aten, prim
 from tsjit.mlir import shapes
+from tsjit.mlir.decompositions import decompose_unknown_operators
 from tsjit.mlir.loops import loops_to_for_or_while
 from tsjit.mlir.objects import ModuleValue, Slot, instances
 from tsjit.mlir.rnn import decompose_recurrent_layers
-from tsjit.mlir.types import TensorAnnotation, annotation_from
+from tsjit.mlir.types import Default, TensorAnnotation, annotation_from
 from tsjit.passes.constant_propagation import inline_if_branch
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
 from tsjit.passes.fold_static_types import fold_static_types
@@ -127,6 +141,7 @@ def prepare_function(graph: Graph, examples: Sequence, options: Options) -> Prep
     """A copy of `graph` with the workarounds applied and types refined for the example arguments."""
     graph = graph.copy()
     result_type = graph.outputs[0].type if len(graph.outputs) == 1 else None
+    examples = bind_defaults(graph, examples)
     flat = _flat_examples(graph.inputs, examples)
     run_pass(flatten_tuple_inputs, graph)
     run_pass(flatten_tuple_result, graph)
@@ -145,6 +160,7 @@ def prepare_module(root: ModuleValue, method: str, examples: Sequence, options: 
     entry = root.methods.get(method)
     if entry is None:
         raise MLIRError(f"{root.qualified_name} has no method {method!r}")
+    examples = bind_defaults(entry, examples, offset=1)
     flat = [None, *_flat_examples(entry.inputs[1:], examples)]
     result_type = entry.outputs[0].type
     graphs = _method_graphs(root)
@@ -179,11 +195,13 @@ def _value_semantics(graphs: Sequence[Graph], options: Options) -> bool:
 def _rewrite(graph: Graph, options: Options, device: torch.device) -> None:
     """The rewrites that do not need refined types, in an order where each one's output suits the next."""
     run_pass(remove_profiling, graph)
+    run_pass(decompose_unknown_operators, graph)
     run_pass(fold_tensor_properties, graph, device)
     run_pass(remove_grad_mode_contexts, graph)
     run_pass(remove_prints, graph)
     run_pass(replace_raising_branches, graph, checks=options.checks)
     run_pass(lower_not, graph)
+    run_pass(flip_float_comparisons, graph)
     run_pass(scalars_to_scalar_tensors, graph)
     run_pass(decompose_range_ops, graph)
     run_pass(eliminate_dead_code, graph, keep_assertions=True)
@@ -208,6 +226,8 @@ def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstra
             run_pass(eliminate_dead_code, graph, keep_assertions=True)
         shapes.refine_types(entry, arguments)
     if any([run_pass(select_ifs_to_where, graph) for graph in graphs]):
+        shapes.refine_types(entry, arguments)
+    if any([run_pass(expand_broadcast_tensors, graph) for graph in graphs]):
         shapes.refine_types(entry, arguments)
     for graph in graphs:
         run_pass(replace_uninitialized, graph)
@@ -238,6 +258,25 @@ def _flat_examples(inputs, examples: Sequence) -> list:
         raise MLIRError(f"{len(examples)} example arguments or annotations for {len(inputs)} arguments")
     padded = list(examples) + [None] * (len(inputs) - len(examples))
     return [e for value, example in zip(inputs, padded) for e in _flatten_example(value.type, example)]
+
+
+def bind_defaults(graph: Graph, examples: Sequence, offset: int = 0) -> list:
+    """Inputs whose example is a Default become constants of that value and leave the signature; the examples of
+    the inputs that stay. (Like the tuple flattening, this changes the signature the call is made with, so it
+    does not ask `tsjit.log.opt_allowed()`.)"""
+    kept = []
+    for index, example in reversed(list(enumerate(examples))):
+        if not isinstance(example, Default):
+            kept.insert(0, example)
+            continue
+        value = graph.inputs[offset + index]
+        constant = graph.insert_constant(example.value)
+        first = next(iter(graph.block.nodes()))
+        if first is not constant.node:
+            constant.node.move_before(first)
+        value.replace_all_uses_with(constant)
+        graph.erase_input(offset + index)
+    return kept
 
 
 def _flatten_example(type_: ts.Type, example) -> list:
@@ -381,6 +420,61 @@ def lower_not(graph: Graph) -> bool:
     return bool(nodes)
 
 
+_FLIPPED_FLOAT_COMPARISONS = {aten.lt: aten.gt, aten.le: aten.ge}
+
+
+def flip_float_comparisons(graph: Graph) -> bool:
+    """`aten::lt(%a, %b)` on floats -> `aten::gt(%b, %a)`, `le` -> `ge` with the operands swapped, and
+    `aten::ne(%a, %b)` -> `aten::ne(aten::eq(%a, %b), True)` (equal for NaN too: `a != a` is True)."""
+    nodes = [n for n in graph.all_nodes() if (n.kind in _FLIPPED_FLOAT_COMPARISONS or n.kind is aten.ne)
+             and len(n.inputs) == 2 and all(isinstance(v.type, ts.FloatType) for v in n.inputs)
+             and log.opt_allowed()]
+    for node in nodes:
+        a, b = node.inputs
+        with graph.insert_point_guard(node):
+            if node.kind is aten.ne:
+                replacement = graph.insert(aten.ne, [graph.insert(aten.eq, [a, b]), True])
+            else:
+                replacement = graph.insert(_FLIPPED_FLOAT_COMPARISONS[node.kind], [b, a])
+        node.output().replace_all_uses_with(replacement)
+        node.destroy()
+    return bool(nodes)
+
+
+def expand_broadcast_tensors(graph: Graph) -> bool:
+    """`aten::broadcast_tensors` of a list of tensors whose refined sizes are all known -> each tensor
+    broadcast to the common shape, a constant:
+
+        %l : Tensor[] = prim::ListConstruct(%a, %b)           %s : int[] = prim::Constant[value=[4, 5]]()
+        %r : Tensor[] = aten::broadcast_tensors(%l)     ->    %a.b : Tensor = aten::broadcast_to(%a, %s) ...
+                                                              %r : Tensor[] = prim::ListConstruct(%a.b, %b.b)
+    """
+    nodes = [n for n in graph.all_nodes() if n.kind is aten.broadcast_tensors and _static_sizes(n.input())
+             is not None and log.opt_allowed()]
+    for node in nodes:
+        tensors = list(node.input().node.inputs)
+        shape = list(torch.broadcast_shapes(*_static_sizes(node.input())))
+        with graph.insert_point_guard(node):
+            sizes = graph.insert_constant(shape, ts.ListType(ts.IntType.get()))
+            expanded = [graph.insert(aten.broadcast_to, [t, sizes]) for t in tensors]
+            for tensor, value in zip(tensors, expanded):
+                value.set_type(dataclasses.replace(tensor.type, sizes=tuple(shape), strides=None))
+            rebuilt = graph.insert_node(graph.create(prim.ListConstruct, expanded))
+        rebuilt.output().set_type(node.output().type)
+        node.output().replace_all_uses_with(rebuilt.output())
+        node.destroy()
+    return bool(nodes)
+
+
+def _static_sizes(tensors) -> list[tuple[int, ...]] | None:
+    """The sizes of a ListConstruct's tensors when every one is known, else None."""
+    if tensors.node.kind is not prim.ListConstruct:
+        return None
+    sizes = [getattr(v.type, "sizes", None) for v in tensors.node.inputs]
+    known = all(s is not None and None not in s for s in sizes)
+    return sizes if known and sizes else None
+
+
 def replace_uninitialized(graph: Graph) -> bool:
     """`prim::Uninitialized` -> a zero of its type: 0, 0.0, False, None, or zeros of a tensor's refined rank
     and dtype (unknown sizes are 0: the value is never read)."""
@@ -444,9 +538,12 @@ _GRAD_MODES = frozenset({"__torch__.torch.autograd.grad_mode.no_grad",
                          "__torch__.torch.autograd.grad_mode.enable_grad"})
 
 
+_GRAD_QUERIES = frozenset({aten.is_grad_enabled, prim.requires_grad})
+
+
 def remove_grad_mode_contexts(graph: Graph) -> bool:
     """Delete `no_grad()` / `enable_grad()` objects with their `__init__` call, Enter and Exit, and answer
-    `aten::is_grad_enabled()` with False:
+    `aten::is_grad_enabled()` and `prim::requires_grad(%t)` with True (see the module docstring):
 
         %g : __torch__...no_grad = prim::CreateObject()
         %n : NoneType = prim::CallMethod[name="__init__"](%g)      ->    (nothing)
@@ -460,8 +557,8 @@ def remove_grad_mode_contexts(graph: Graph) -> bool:
                 use.user.destroy()
         if not node.has_uses():
             node.destroy()
-    grad_mode = _replace_by_constant(graph, [n for n in graph.all_nodes() if n.kind is aten.is_grad_enabled
-                                             and log.opt_allowed()], lambda node: False)
+    grad_mode = _replace_by_constant(graph, [n for n in graph.all_nodes() if n.kind in _GRAD_QUERIES
+                                             and log.opt_allowed()], lambda node: True)
     return bool(objects) or grad_mode
 
 

@@ -107,6 +107,15 @@ class TensorAnnotation:
         return ts.TensorType(dtype=self.dtype, sizes=sizes, device=torch.device("cpu"))
 
 
+@dataclass(frozen=True)
+class Default:
+    """An argument the call leaves out: its declared default, compiled into the program as a constant (a call
+    `module(x)` of `forward(self, input, output_size: Optional[List[int]] = None)` compiles for `output_size=None`,
+    as torch.export specializes a program to the arguments it is called with)."""
+
+    value: object
+
+
 def annotation_from(spec):
     """Read one argument annotation: an example tensor or `(sizes, dtype)` (-1 = dynamic size; torch-mlir's
     trailing value-semantics flag is accepted and ignored) give a TensorAnnotation; a tuple of those annotates

@@ -100,6 +100,8 @@ _TABLE = (
     ("fold_static_types", f"{_PASSES}.fold_static_types",
      "aten::size, aten::dim and prim::dtype of tensors whose refined type states them become constants"),
     # MLIR preparation: torch-mlir's workarounds, in prepare.py's order (each documented there)
+    ("decompose_unknown_operators", "tsjit.mlir.decompositions",
+     "operators the torch dialect lacks (aten::diff, soft_margin_loss, ...) replaced by their TorchScript definitions"),
     ("remove_profiling", _MLIR, "prim::profile forwards its input"),
     ("fold_tensor_properties", _MLIR,
      "prim::device, is_cuda, is_nested and prim::type of a constant device become constants (cpu by default)"),
@@ -108,6 +110,8 @@ _TABLE = (
     ("replace_raising_branches", _MLIR,
      "an If with one raising branch becomes an aten::_assert_scalar of its condition and the other branch"),
     ("lower_not", _MLIR, "aten::__not__(b) becomes aten::ne(b, True)"),
+    ("flip_float_comparisons", _MLIR,
+     "float a < b, a <= b and a != b become b > a, b >= a and (a == b) != True (the ones linalg lowers)"),
     ("scalars_to_scalar_tensors", _MLIR, "aten::tensor of a number becomes aten::scalar_tensor"),
     ("decompose_range_ops", _MLIR,
      "aten::__range_length and aten::__derive_index with a constant step become int arithmetic"),
@@ -121,6 +125,8 @@ _TABLE = (
      "aten::lstm, gru, rnn_tanh and rnn_relu unrolled over their time steps into matmuls and activations"),
     ("select_ifs_to_where", _MLIR,
      "an If that only forwards tensors of one static type becomes aten::where on the condition"),
+    ("expand_broadcast_tensors", _MLIR,
+     "aten::broadcast_tensors of tensors of known sizes becomes aten::broadcast_to of each to the common shape"),
     ("replace_uninitialized", _MLIR, "prim::Uninitialized becomes a zero of its refined type"),
 )
 PASSES: dict[str, Pass] = {name: Pass(name, module, description) for name, module, description in _TABLE}

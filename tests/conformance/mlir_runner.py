@@ -1,0 +1,456 @@
+"""The MLIR conformance corpus (mlir_programs.py) through tsjit and through torch-mlir's FX route, on IREE.
+
+Every program goes two ways to each backend (linalg-on-tensors, TOSA, StableHLO), is compiled by IREE for the CPU
+(llvm-cpu), run, and compared with eager PyTorch:
+
+    tsjit  tsjit.script -> tsjit.mlir.compile (torch dialect, the torch backend contract) -> backend pipeline
+    fx     torch.export -> torch_mlir.fx.export_and_import(..., output_type=backend)   (the anchor; tests only)
+
+A route "expresses" a program when its front end takes it (tsjit.script, torch.export). The table gives, per
+backend and route, the programs lowered and matching eager / total, over the programs both routes express and
+over all, and linalg-on-tensors' share of the op_db functions eager runs. tsjit's outcomes are checked against
+mlir_expected_failures.py: an unexpected failure and an unexpected pass both fail the run.
+
+Programs run in worker processes (a ProcessPoolExecutor, `--jobs`, default os.cpu_count()): each lowers its
+program on both routes, compiles the six modules with IREE and runs them. A worker that dies (torch-mlir and IREE
+abort on a few programs) breaks the pool: its unfinished programs are run again, and a program that breaks a pool
+twice runs alone, where a crash is its own. IREE artifacts are cached on disk (tsjit.mlir.iree), so a second
+run only lowers and runs.
+
+    python tests/conformance/mlir_runner.py [--corpus opdb,nn,e2e] [--only REGEX] [--every K] [--jobs N]
+        [--shard I/N] [--json FILE] [--merge FILE...] [--failures] [--write-expected]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import concurrent.futures
+import json
+import multiprocessing
+import os
+import re
+import signal
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import torch
+
+HERE = Path(__file__).parent
+sys.path[:0] = [str(HERE), str(HERE.parent / "e2e"), str(HERE.parents[1])]  # corpora, and this checkout's tsjit
+
+import mlir_programs  # noqa: E402
+from mlir_programs import CORPORA, Program  # noqa: E402
+
+ROUTES = ("tsjit", "fx")
+BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
+WITHOUT_CONTROL_FLOW = ("tosa", "stablehlo")
+PASS = "pass"
+NOT_EXPRESSED = "not expressed"
+PROGRAM_TIMEOUT_SECONDS = 600
+
+
+# ---- eager ------------------------------------------------------------------------------------------------------
+def eager(program: Program, module: Any) -> tuple[Any, bool]:
+    """Eager's result and whether it repeats under the same seed (random ops are then compared by shape)."""
+    first, second = _seeded(module, program.inputs()), _seeded(module, program.inputs())
+    return first, _mismatch(first, second, values=True) is None
+
+
+def _seeded(callable_: Any, inputs: tuple) -> Any:
+    torch.manual_seed(2)
+    return callable_(*inputs)
+
+
+def _mismatch(expected: Any, got: Any, values: bool, path: str = "result") -> str | None:
+    """Why `got` is not `expected`: dtype, shape, values (to 1e-4) or the kind of result; None when equal."""
+    if isinstance(expected, torch.Tensor):
+        if not isinstance(got, torch.Tensor):
+            return f"{path}: {type(got).__name__} instead of a tensor"
+        if (got.dtype, got.shape) != (expected.dtype, expected.shape):
+            return f"{path}: {got.dtype}{list(got.shape)} instead of {expected.dtype}{list(expected.shape)}"
+        if values and not torch.allclose(got, expected.detach(), atol=1e-4, rtol=1e-4, equal_nan=True):
+            return f"{path}: wrong values"
+        return None
+    if isinstance(expected, tuple | list):
+        if not isinstance(got, tuple | list) or len(got) != len(expected):
+            return f"{path}: {type(got).__name__} instead of {len(expected)} elements"
+        return next((m for i, (e, g) in enumerate(zip(expected, got))
+                     if (m := _mismatch(e, g, values, f"{path}[{i}]"))), None)
+    if isinstance(expected, float) and isinstance(got, int | float):
+        return None if not values or abs(got - expected) <= 1e-4 * max(1.0, abs(expected)) else f"{path}: {got}"
+    return None if not values or got == expected else f"{path}: {got!r} instead of {expected!r}"
+
+
+# ---- the two routes ---------------------------------------------------------------------------------------------
+def tsjit_route(program: Program, timing: dict) -> tuple[dict[str, Any], str | None]:
+    """tsjit's lowered module per backend (or the error that stopped it), or why tsjit.script refused."""
+    import tsjit
+    import tsjit.mlir
+    from tsjit.mlir.pipelines import lower
+
+    started = time.perf_counter()
+    try:
+        target = tsjit.script(program.build())
+    except Exception as error:  # noqa: BLE001  (a program the front end refuses is not expressed)
+        return {}, cause_of(error)
+    torch_level: dict[bool, Any] = {}
+    lowered: dict[str, Any] = {}
+    for backend in BACKENDS:
+        variant = backend in WITHOUT_CONTROL_FLOW
+        try:
+            if variant not in torch_level:
+                torch_level[variant] = _guarded(lambda v=variant: tsjit.mlir.compile(
+                    target, program.inputs(), checks=not v, unroll=v))
+            lowered[backend] = lower(_raise_error(torch_level[variant]), backend)
+        except Exception as error:  # noqa: BLE001
+            lowered[backend] = error
+    timing["lower"] = time.perf_counter() - started
+    return lowered, None
+
+
+def fx_route(program: Program, module: Any, timing: dict) -> tuple[dict[str, Any], str | None]:
+    """torch-mlir's FX route per backend: torch.export once, then export_and_import for each backend."""
+    from torch_mlir import fx
+
+    from tsjit.ir import types as ts
+    from tsjit.mlir.pipelines import LoweredModule
+
+    started = time.perf_counter()
+    inputs = program.inputs()
+    try:
+        exported = torch.export.export(module, inputs, strict=False)
+    except Exception as error:  # noqa: BLE001
+        return {}, cause_of(error)
+    expected = _seeded(module, program.inputs())
+    input_types = [ts.TensorType.create_from_tensor(t) for t in _leaves(inputs) if isinstance(t, torch.Tensor)]
+    lowered: dict[str, Any] = {}
+    for backend in BACKENDS:
+        try:
+            mlir = fx.export_and_import(exported, output_type=backend)
+            # inputs the program writes (batch_norm's running statistics) come back first, before its results
+            mutated = _result_count(mlir) - len(_leaves([expected]))
+            result_type = ts.TupleType([ts.TensorType.get()] * mutated + [_result_type(expected)]) if mutated \
+                else _result_type(expected)
+            lowered[backend] = LoweredModule(mlir, backend, "main", input_types, result_type)
+            lowered[backend].mutated_inputs = mutated
+        except Exception as error:  # noqa: BLE001
+            lowered[backend] = error
+    timing["lower"] = time.perf_counter() - started
+    return lowered, None
+
+
+def _result_count(module) -> int:
+    from torch_mlir import ir
+
+    main = next(op for op in module.body.operations if op.operation.name == "func.func")
+    return len(ir.FunctionType(ir.TypeAttr(main.operation.attributes["function_type"]).value).results)
+
+
+class _Function(torch.nn.Module):
+    """A function as the module torch.export takes."""
+
+    def __init__(self, function):
+        super().__init__()
+        self.function = function
+
+    def forward(self, *args):
+        return self.function(*args)
+
+
+def _leaves(values) -> list:
+    return [leaf for v in values for leaf in (_leaves(v) if isinstance(v, tuple | list) else [v])]
+
+
+def _result_type(result: Any):
+    """The TorchScript type of eager's result as the compiled program returns it (lists come back as tuples)."""
+    from tsjit.ir import types as ts
+
+    if isinstance(result, tuple | list):
+        return ts.TupleType([_result_type(r) for r in result])
+    return ts.TensorType.create_from_tensor(result) if isinstance(result, torch.Tensor) else ts.type_of(result)
+
+
+def _guarded(build):
+    try:
+        return build()
+    except Exception as error:  # noqa: BLE001  (kept, and raised again for each backend that needs it)
+        return error
+
+
+def _raise_error(value):
+    if isinstance(value, Exception):
+        raise value
+    return value
+
+
+# ---- IREE ---------------------------------------------------------------------------------------------------------
+def on_iree(lowered: Any, program: Program, expected: Any, deterministic: bool, timing: dict) -> str:
+    """PASS, or why the lowered module did not compile, run or match eager."""
+    import tsjit.mlir.iree as iree
+
+    if isinstance(lowered, Exception):
+        return cause_of(lowered)
+    try:
+        text = lowered.generic_text() if hasattr(lowered, "generic_text") else _generic_text(lowered.module)
+        started = time.perf_counter()
+        vmfb = iree.compile_cached(text, iree.input_type(lowered.output_type))
+        timing["iree"] = timing.get("iree", 0.0) + time.perf_counter() - started
+        got = _seeded(iree.CompiledProgram(vmfb, lowered), _leaves(program.inputs()))
+        if getattr(lowered, "mutated_inputs", 0):
+            got = got[-1]
+    except Exception as error:  # noqa: BLE001
+        return cause_of(error)
+    problem = _mismatch(expected, got, values=deterministic)
+    return f"mismatch: {problem}" if problem else PASS
+
+
+def _generic_text(module) -> str:
+    return module.operation.get_asm(print_generic_op_form=True)
+
+
+def cause_of(error: BaseException) -> str:
+    """A failure as the runner records it: for a pipeline failure the torch-mlir pass and the op that stopped
+    it (`convert-torch-to-linalg: torch.aten.foo`), else the error's first line."""
+    text = f"{type(error).__name__}: {error}"
+    found_pass = re.search(r"in pass ([\w-]+)", text)
+    found_op = re.search(r"blocked by ([\w.]+)", text)
+    if found_pass:
+        return f"{found_pass.group(1)}: {found_op.group(1) if found_op else 'error'}"
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return first[:100]
+
+
+# ---- one program, in a worker ----------------------------------------------------------------------------------
+def run_program(name: str) -> dict:
+    """Both routes of one program on every backend: outcomes, whether each route expressed it, and timings."""
+    warnings.simplefilter("ignore")
+    signal.signal(signal.SIGALRM, _expire)
+    signal.alarm(PROGRAM_TIMEOUT_SECONDS)
+    try:
+        return _run_program(name)
+    except TimeoutError as error:
+        return {"name": name, "eager": True, "outcomes": {}, "failure": str(error), "timing": {}}
+    finally:
+        signal.alarm(0)
+
+
+def _expire(signum, frame):
+    raise TimeoutError(f"no result within {PROGRAM_TIMEOUT_SECONDS} s")
+
+
+def _run_program(name: str) -> dict:
+    record: dict[str, Any] = {"name": name, "eager": False, "outcomes": {}, "timing": {}}
+    program = mlir_programs.program(name)
+    if program is None:
+        return record
+    try:
+        built = program.build()
+        module = built if program.is_module else _Function(built)
+        expected, deterministic = eager(program, module)
+    except Exception:  # noqa: BLE001  (a program eager rejects is not a question for a compiler)
+        return record
+    record["eager"] = True
+    for route in ROUTES:
+        timing: dict[str, float] = {}
+        lowered, refused = (tsjit_route(program, timing) if route == "tsjit" else fx_route(program, module, timing))
+        for backend in BACKENDS:
+            outcome = f"{NOT_EXPRESSED}: {refused}" if refused else \
+                on_iree(lowered[backend], program, expected, deterministic, timing)
+            record["outcomes"][f"{route} {backend}"] = outcome
+        record["timing"][route] = timing
+    return record
+
+
+# ---- the pool -------------------------------------------------------------------------------------------------
+def run_all(names: list[str], jobs: int, progress: bool = False, records: dict | None = None) -> dict[str, dict]:
+    """Every program's record, from `jobs` worker processes; programs that break the pool twice run alone.
+    `records` receives them as they come (a JSONFile saves each)."""
+    records = {} if records is None else records
+    strikes: collections.Counter = collections.Counter()
+    pending = list(names)
+    while pending:
+        alone = [n for n in pending if strikes[n] >= 2]
+        shared = [n for n in pending if strikes[n] < 2]
+        broken = _run_pool(shared, jobs, records, progress) if shared else []
+        for name in alone:
+            if _run_pool([name], 1, records, progress):
+                records[name] = {"name": name, "eager": True, "outcomes": {}, "timing": {},
+                                 "failure": "crashed: the worker process died in torch-mlir or IREE"}
+        strikes.update(broken)
+        pending = broken
+    return records
+
+
+def _run_pool(names: list[str], jobs: int, records: dict, progress: bool) -> list[str]:
+    """Run `names` in a fresh pool; the names left unfinished when a worker died."""
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = {pool.submit(run_program, name): name for name in names}
+        broken = []
+        for future in concurrent.futures.as_completed(futures):
+            try:
+                records[futures[future]] = future.result()
+            except concurrent.futures.process.BrokenProcessPool:
+                broken.append(futures[future])
+                continue
+            if progress:
+                _print_progress(records[futures[future]], len(records))
+    return broken
+
+
+def _print_progress(record: dict, count: int) -> None:
+    failing = {k: o for k, o in record["outcomes"].items() if o != PASS}
+    print(f"[{count}] {record['name']}", *(f"  {k}: {o}" for k, o in sorted(failing.items())),
+          sep="\n", file=sys.stderr, flush=True)
+
+
+class JSONFile(dict):
+    """Records written to a JSON file as each arrives, so that an interrupted run keeps what it measured."""
+
+    def __init__(self, path: Path):
+        super().__init__()
+        self.path = path
+
+    def __setitem__(self, key: str, value: dict) -> None:
+        super().__setitem__(key, value)
+        self.path.write_text(json.dumps(self))
+
+
+# ---- the table ----------------------------------------------------------------------------------------------------
+def outcome(record: dict, route: str, backend: str) -> str:
+    return record["outcomes"].get(f"{route} {backend}", record.get("failure", NOT_EXPRESSED))
+
+
+def expressed(record: dict, route: str) -> bool:
+    return not outcome(record, route, BACKENDS[0]).startswith(NOT_EXPRESSED)
+
+
+def table(records: dict[str, dict]) -> str:
+    """Per corpus and backend: lowered-and-matching / total, tsjit beside FX, on what both express and overall."""
+    ran = [r for r in records.values() if r["eager"]]
+    lines = [f"{'corpus':6s} {'backend':18s} {'both express':>8s} {'tsjit':>7s} {'fx':>7s}   "
+             f"{'all':>5s} {'tsjit':>7s} {'fx':>7s}"]
+    for corpus in ("all", *CORPORA):
+        chosen = [r for r in ran if corpus == "all" or r["name"].startswith(corpus + ":")]
+        if not chosen:
+            continue
+        both = [r for r in chosen if expressed(r, "tsjit") and expressed(r, "fx")]
+        for backend in BACKENDS:
+            def passed(rows, route, backend=backend):
+                return sum(outcome(r, route, backend) == PASS for r in rows)
+            lines.append(f"{corpus:6s} {backend:18s} {len(both):8d} {passed(both, 'tsjit'):7d} "
+                         f"{passed(both, 'fx'):7d}   {len(chosen):5d} {passed(chosen, 'tsjit'):7d} "
+                         f"{passed(chosen, 'fx'):7d}")
+    opdb = [r for r in ran if r["name"].startswith("opdb:")]
+    if opdb:
+        linalg = sum(outcome(r, "tsjit", "linalg-on-tensors") == PASS for r in opdb)
+        lines.append(f"\nlinalg-on-tensors (tsjit): {linalg} / {len(opdb)} op_db functions eager runs "
+                     f"({100 * linalg / len(opdb):.1f}%)")
+    lines.append(_compile_cost(ran))
+    return "\n".join(lines)
+
+
+def _compile_cost(records: list[dict]) -> str:
+    """Median seconds per program: lowering to the three backends, and IREE's three compilations."""
+    parts = []
+    for route in ROUTES:
+        timings = [r["timing"].get(route, {}) for r in records]
+        lowering = [t["lower"] for t in timings if "lower" in t]
+        compiling = [t["iree"] for t in timings if "iree" in t]
+        if lowering:
+            parts.append(f"{route}: lowering {statistics.median(lowering):.2f} s, IREE "
+                         f"{statistics.median(compiling) if compiling else 0:.2f} s")
+    return "median per program (three backends): " + "; ".join(parts) + \
+        " (IREE times are cache hits where the disk cache had the artifact)"
+
+
+def causes(records: dict[str, dict], route: str = "tsjit") -> str:
+    """The failure causes of a route, most frequent first, per backend."""
+    lines = []
+    for backend in BACKENDS:
+        counted = collections.Counter(outcome(r, route, backend) for r in records.values()
+                                      if r["eager"] and outcome(r, route, backend) != PASS)
+        lines.append(f"\n{route} {backend}: {sum(counted.values())} failing")
+        lines += [f"{n:5d}  {cause}" for cause, n in counted.most_common()]
+    return "\n".join(lines)
+
+
+# ---- expectations -------------------------------------------------------------------------------------------------
+def check_expectations(records: dict[str, dict], expected: dict[tuple[str, str], str]) -> list[str]:
+    """tsjit's outcomes against the expected-failure list: unexpected failures and unexpected passes."""
+    problems = []
+    for name, record in sorted(records.items()):
+        if not record["eager"]:
+            continue
+        for backend in BACKENDS:
+            failure = outcome(record, "tsjit", backend)
+            listed = (name, backend) in expected
+            if failure != PASS and not listed:
+                problems.append(f"unexpected failure {name} {backend}: {failure}")
+            if failure == PASS and listed:
+                problems.append(f"unexpected pass {name} {backend} (remove it from mlir_expected_failures.py)")
+    return problems
+
+
+def write_expected(records: dict[str, dict], path: Path) -> None:
+    """Rewrite the expected-failure list from a run (entries of programs not run are kept)."""
+    from mlir_expected_failures import EXPECTED_FAILURES
+
+    entries = {k: v for k, v in EXPECTED_FAILURES.items() if k[0] not in records}
+    entries.update({(name, backend): outcome(r, "tsjit", backend) for name, r in records.items() if r["eager"]
+                    for backend in BACKENDS if outcome(r, "tsjit", backend) != PASS})
+    text = path.read_text()
+    head = text[:text.index("EXPECTED_FAILURES:")]
+    body = "".join(f"    {k!r}: {v!r},\n" for k, v in sorted(entries.items()))
+    path.write_text(f"{head}EXPECTED_FAILURES: dict[tuple[str, str], str] = {{\n{body}}}\n")
+
+
+def select(corpora: tuple[str, ...], only: str | None, every: int, shard: tuple[int, int]) -> list[str]:
+    names = mlir_programs.program_names(corpora)[::every]
+    names = [n for n in names if only is None or re.search(only, n)]
+    return names[shard[0]::shard[1]]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", default=",".join(CORPORA), help="comma-separated: opdb, nn, e2e")
+    parser.add_argument("--only", help="regular expression on program names (opdb:abs, nn:Linear, e2e:module:x)")
+    parser.add_argument("--every", type=int, default=1, help="every k-th program")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
+    parser.add_argument("--shard", default="0/1", help="i/n: the i-th of n interleaved parts of the selection")
+    parser.add_argument("--json", type=Path, help="also write the records to this file")
+    parser.add_argument("--merge", type=Path, nargs="+", help="summarize the records of --json files")
+    parser.add_argument("--failures", action="store_true", help="print the failure causes per backend")
+    parser.add_argument("--write-expected", action="store_true", help="record tsjit's failures as expected")
+    parser.add_argument("--quiet", action="store_true", help="no per-program progress lines")
+    options = parser.parse_args(argv)
+    from mlir_expected_failures import EXPECTED_FAILURES
+
+    started = time.monotonic()
+    records: dict[str, dict] = {}
+    if options.merge:
+        for part in options.merge:
+            records.update(json.loads(part.read_text()))
+    else:
+        index, count = (int(n) for n in options.shard.split("/"))
+        names = select(tuple(options.corpus.split(",")), options.only, options.every, (index, count))
+        records = run_all(names, options.jobs, not options.quiet, JSONFile(options.json) if options.json else None)
+    print(table(records))
+    if options.failures:
+        print(causes(records, "tsjit"), causes(records, "fx"), sep="\n")
+    print(f"\n{len(records)} programs in {time.monotonic() - started:.0f} s")
+    if options.write_expected:
+        write_expected(records, HERE / "mlir_expected_failures.py")
+        return 0
+    problems = check_expectations(records, EXPECTED_FAILURES)
+    print("\n".join(problems) if problems else "every tsjit outcome as expected")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

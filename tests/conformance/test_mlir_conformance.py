@@ -1,0 +1,41 @@
+"""A fixed sample of the MLIR conformance corpus (mlir_runner.py; `make conformance-mlir` runs all of it).
+
+Each sampled program goes through tsjit's route and torch-mlir's FX route to linalg-on-tensors, TOSA and StableHLO,
+is compiled by IREE and run against eager. tsjit's outcomes must agree with mlir_expected_failures.py (an
+unexpected pass fails too), and on a program both routes express, tsjit must pass every backend the FX route
+passes. The sample covers each corpus: op_db functions (one whose linalg module holds a TMTensor op), torch.nn
+modules in evaluation mode, and e2e functions and modules with control flow and submodules.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("torch_mlir")
+pytest.importorskip("iree.compiler")
+
+from mlir_expected_failures import EXPECTED_FAILURES  # noqa: E402
+from mlir_runner import BACKENDS, PASS, check_expectations, expressed, outcome, run_all  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+SAMPLE = ("opdb:abs", "opdb:cumsum", "opdb:nn.functional.hardswish", "nn:Linear", "nn:LayerNorm",
+          "e2e:function:seed_if_else", "e2e:module:linear")
+
+
+@pytest.fixture(scope="module")
+def records() -> dict[str, dict]:
+    """The sample's records, from worker processes (torch.export, which the FX route runs, stays out of this one;
+    a crash in torch-mlir or IREE fails its program, not the session)."""
+    return run_all(list(SAMPLE), jobs=2)
+
+
+@pytest.mark.parametrize("name", SAMPLE)
+def test_sampled_program(name: str, records):
+    record = records[name]
+    assert record["eager"], f"{name}: eager does not run the program"
+    problems = check_expectations({name: record}, EXPECTED_FAILURES)
+    assert not problems, "\n".join(problems)
+    if expressed(record, "tsjit") and expressed(record, "fx"):
+        behind = [b for b in BACKENDS if outcome(record, "fx", b) == PASS and outcome(record, "tsjit", b) != PASS]
+        assert not behind, f"the FX route passes {behind} where tsjit does not: {record['outcomes']}"

@@ -1,0 +1,235 @@
+"""Operators the torch dialect does not define, decomposed into ones it does (an MLIR preparation step).
+
+(`aten::xlogy.Tensor` is defined but no backend lowers it; it is decomposed too.)
+
+tsjit's importer writes an operator this build of torch-mlir does not register as `torch.operator "aten.diff"`,
+which no pipeline lowers ("failed to legalize operation 'torch.operator'" in torch-lower-to-backend-contract).
+torch-mlir's FX route never meets them: torch.export runs PyTorch's decomposition table first. TorchScript
+programs reach torch-mlir with the operator itself, so here each one is replaced by its definition in TorchScript
+(the table below, one function per operator overload, named `name` or `name__overload`, with the operator's
+schema as its signature), compiled once by tsjit's frontend and inlined at the node:
+
+    %d : Tensor = aten::diff(%x, %n, %dim, %none, %none)
+      ->  %l : int = aten::size(%x, %dim) ... %hi : Tensor = aten::narrow(%x, %dim, %one, ...)
+          %d : Tensor = aten::sub(%hi, %lo, %one)
+
+Arguments the program gives as constants (a reduction, `n`, the `train` flag) then fold with static control flow.
+A decomposition computes what eager computes (the formula of ATen's own kernel); randomness (dropout in training)
+is not decomposed: such a node keeps its operator, and its program its failure.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from tsjit import log
+from tsjit.frontend.ir_emitter import compile_source
+from tsjit.frontend.resolver import NativeResolver
+from tsjit.ir.constants import constant_value
+from tsjit.ir.graph import Graph, Node
+from tsjit.ir.symbols import prim
+from tsjit.passes.inliner import inline_calls, insert_graph
+
+_REDUCE = """
+def _reduce(loss: Tensor, reduction: int) -> Tensor:
+  if reduction == 1:
+    return loss.mean()
+  if reduction == 2:
+    return loss.sum()
+  return loss
+"""
+
+DECOMPOSITIONS = _REDUCE + """
+def positive(self: Tensor) -> Tensor:
+  return self
+def resolve_neg(self: Tensor) -> Tensor:
+  return self
+def resolve_conj(self: Tensor) -> Tensor:
+  return self
+def ravel(self: Tensor) -> Tensor:
+  return self.reshape([-1])
+def narrow_copy(self: Tensor, dim: int, start: int, length: int) -> Tensor:
+  return self.narrow(dim, start, length).clone()
+def hypot(self: Tensor, other: Tensor) -> Tensor:
+  return torch.sqrt(self * self + other * other)
+def sinc(self: Tensor) -> Tensor:
+  x = self * 3.141592653589793
+  return torch.where(self == 0, torch.ones_like(x), torch.sin(x) / x)
+def erfc(self: Tensor) -> Tensor:
+  return 1.0 - torch.erf(self)
+def vdot(self: Tensor, other: Tensor) -> Tensor:
+  return torch.dot(self, other)
+def equal(self: Tensor, other: Tensor) -> bool:
+  if self.size() != other.size():
+    return False
+  return bool(torch.eq(self, other).all())
+def std_mean(self: Tensor, unbiased: bool = True) -> Tuple[Tensor, Tensor]:
+  return torch.std(self, unbiased), torch.mean(self)
+def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = None,
+         append: Optional[Tensor] = None) -> Tensor:
+  x = self
+  if prepend is not None:
+    x = torch.cat([prepend, x], dim)
+  if append is not None:
+    x = torch.cat([x, append], dim)
+  if n == 0:
+    return x
+  length = x.size(dim) - 1
+  if x.dtype == 11:  # torch.bool (the native resolver knows no dtype names)
+    return torch.logical_xor(x.narrow(dim, 1, length), x.narrow(dim, 0, length))
+  return x.narrow(dim, 1, length) - x.narrow(dim, 0, length)
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-06, keepdim: bool = False) -> Tensor:
+  dim = max(max(x1.dim(), x2.dim()), 1) - 1
+  return torch.linalg_vector_norm(x1 - x2 + eps, p, [dim], keepdim)
+def soft_margin_loss(self: Tensor, target: Tensor, reduction: int = 1) -> Tensor:
+  return _reduce(torch.log1p(torch.exp(-target * self)), reduction)
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        reduction: int = 1) -> Tensor:
+  return _reduce(torch.clamp_min(-target * (input1 - input2) + margin, 0), reduction)
+def hinge_embedding_loss(self: Tensor, target: Tensor, margin: float = 1.0, reduction: int = 1) -> Tensor:
+  zeros = torch.zeros_like(self)
+  beyond_margin = torch.where(target != 1, torch.clamp_min(margin - self, 0), zeros)
+  return _reduce(beyond_margin + torch.where(target != -1, self, zeros), reduction)
+def huber_loss(self: Tensor, target: Tensor, reduction: int = 1, delta: float = 1.0) -> Tensor:
+  z = torch.abs(self - target)
+  return _reduce(torch.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)), reduction)
+def smooth_l1_loss(self: Tensor, target: Tensor, reduction: int = 1, beta: float = 1.0) -> Tensor:
+  z = torch.abs(self - target)
+  if beta == 0.0:
+    return _reduce(z, reduction)
+  return _reduce(torch.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta), reduction)
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2.0,
+                        eps: float = 1e-06, swap: bool = False, reduction: int = 1) -> Tensor:
+  positive_distance = pairwise_distance(anchor, positive, p, eps, False)
+  negative_distance = pairwise_distance(anchor, negative, p, eps, False)
+  if swap:
+    negative_distance = torch.min(negative_distance, pairwise_distance(positive, negative, p, eps, False))
+  return _reduce(torch.clamp_min(margin + positive_distance - negative_distance, 0), reduction)
+def nansum(self: Tensor, dim: Optional[List[int]] = None, keepdim: bool = False,
+           dtype: Optional[int] = None) -> Tensor:
+  return torch.sum(torch.where(torch.isnan(self), torch.zeros_like(self), self), dim, keepdim, dtype=dtype)
+def nanmean(self: Tensor, dim: Optional[List[int]] = None, keepdim: bool = False,
+            dtype: Optional[int] = None) -> Tensor:
+  present = torch.logical_not(torch.isnan(self))
+  return nansum(self, dim, keepdim, dtype) / torch.sum(present, dim, keepdim)
+def msort(self: Tensor) -> Tensor:
+  return torch.sort(self, 0)[0]
+def linalg_diagonal(A: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+  return torch.diagonal(A, offset, dim1, dim2)
+def take(self: Tensor, index: Tensor) -> Tensor:
+  flat = self.reshape([-1])
+  wrapped = torch.where(index < 0, index + flat.size(0), index)
+  return torch.index_select(flat, 0, wrapped.reshape([-1])).reshape(index.size())
+def atleast_3d(self: Tensor) -> Tensor:
+  if self.dim() == 0:
+    return self.reshape([1, 1, 1])
+  if self.dim() == 1:
+    return self.unsqueeze(0).unsqueeze(-1)
+  if self.dim() == 2:
+    return self.unsqueeze(-1)
+  return self
+def special_ndtr(self: Tensor) -> Tensor:
+  return 0.5 * (1.0 + torch.erf(self * 0.7071067811865476))
+def special_xlog1py(self: Tensor, other: Tensor) -> Tensor:
+  product = torch.where(self == 0, torch.zeros_like(self * other), self * torch.log1p(other))
+  return torch.where(torch.isnan(other), other + product, product)
+def xlogy__Tensor(self: Tensor, other: Tensor) -> Tensor:
+  product = torch.where(self == 0, torch.zeros_like(self * other), self * torch.log(other))
+  return torch.where(torch.isnan(other), other + product, product)
+def special_entr(self: Tensor) -> Tensor:
+  entropy = torch.where(self > 0, -self * torch.log(self), torch.zeros_like(self))
+  negative = torch.where(self < 0, torch.full_like(self, float("-inf")), entropy)
+  return torch.where(torch.isnan(self), self, negative)
+def unsafe_chunk(self: Tensor, chunks: int, dim: int = 0) -> List[Tensor]:
+  return torch.chunk(self, chunks, dim)
+def unsafe_split__Tensor(self: Tensor, split_size: int, dim: int = 0) -> List[Tensor]:
+  return torch.split(self, split_size, dim)
+def median(self: Tensor) -> Tensor:
+  flat = self.reshape([-1])
+  middle = torch.sort(flat)[0][(flat.size(0) - 1) // 2]
+  return torch.where(torch.isnan(flat).any(), torch.full_like(middle, float("nan")), middle)
+def std_mean__dim(self: Tensor, dim: Optional[List[int]], unbiased: bool = True,
+                  keepdim: bool = False) -> Tuple[Tensor, Tensor]:
+  return torch.std(self, dim, unbiased, keepdim), torch.mean(self, dim, keepdim)
+def isin__Tensor_Tensor(elements: Tensor, test_elements: Tensor, assume_unique: bool = False,
+                        invert: bool = False) -> Tensor:
+  found = torch.eq(elements.unsqueeze(-1), test_elements.reshape([-1])).any(-1)
+  if invert:
+    return torch.logical_not(found)
+  return found
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+  return input
+def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+  return input
+def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+  return input
+"""
+
+# operator -> the condition on its constant arguments under which the decomposition holds (by argument position)
+_ONLY_WHEN = {
+    "diff": lambda node: _is_constant(node, 1, 0) or _is_constant(node, 1, 1),  # a loop over n would change shapes
+    "feature_dropout": lambda node: _is_constant(node, 2, False),  # in training it draws a random mask
+    "alpha_dropout": lambda node: _is_constant(node, 2, False),
+    "feature_alpha_dropout": lambda node: _is_constant(node, 2, False),
+}
+
+
+def _is_constant(node: Node, index: int, expected) -> bool:
+    value = node.inputs[index]
+    return value.node.kind is prim.Constant and constant_value(value.node) == expected
+
+
+def decompose_unknown_operators(graph: Graph) -> bool:
+    """Replace each node of an operator in DECOMPOSITIONS (matched by schema, name and overload) by the body of
+    its decomposition, inlined."""
+    nodes = [n for n in graph.all_nodes() if _decomposition_of(n) is not None and log.opt_allowed()]
+    for node in nodes:
+        with graph.insert_point_guard(node):
+            outputs = insert_graph(graph, _decomposition_of(node), list(node.inputs))
+        for old, new in zip(node.outputs, _results(graph, node, outputs)):
+            new.set_type(old.type)
+            old.replace_all_uses_with(new)
+        node.destroy()
+    return bool(nodes)
+
+
+def _results(graph: Graph, node: Node, outputs: list) -> list:
+    """The decomposition's results as the node's outputs: a tuple it returns is unpacked for a multi-result op."""
+    if len(node.outputs) == 1:
+        return outputs
+    unpack = graph.create(prim.TupleUnpack, [outputs[0]], num_outputs=len(node.outputs))
+    with graph.insert_point_guard(node):
+        return list(graph.insert_node(unpack).outputs)
+
+
+def _decomposition_of(node: Node) -> Graph | None:
+    if node.kind.ns != "aten" or node.kind.name not in _defined():
+        return None
+    schema = node.maybe_schema()
+    if schema is None:
+        return None
+    name = schema.name.split("::")[-1] + (f"__{schema.overload_name}" if schema.overload_name else "")
+    when = _ONLY_WHEN.get(name)
+    if name not in _defined() or (when is not None and not when(node)):
+        return None
+    return _graphs()[name]
+
+
+@functools.cache
+def _defined() -> frozenset[str]:
+    """The operator names (and `name__overload`s) the table defines, read from the source without compiling it."""
+    names = set(re.findall(r"^def (\w+)", DECOMPOSITIONS, re.MULTILINE)) - {"_reduce"}
+    return frozenset(names | {n.split("__")[0] for n in names})
+
+
+@functools.cache
+def _graphs() -> dict[str, Graph]:
+    """Every decomposition compiled by tsjit's frontend, helpers inlined (compiled on the first use)."""
+    compiled = {}
+    for function in compile_source(DECOMPOSITIONS, NativeResolver(), prefix="tsjit.mlir.decompositions"):
+        function.ensure_defined()
+        graph = function.graph.copy()
+        inline_calls(graph)
+        compiled[function.qualname.rsplit(".", 1)[-1]] = graph
+    return compiled

@@ -50,7 +50,7 @@ from tsjit.codegen.elementwise import KINDS, OPERATORS, OPTIONAL_SCALAR, TENSOR
 from tsjit.ir.alias_analysis import AliasDb
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Block, Graph, Node, Value
-from tsjit.ir.symbols import aten, prim
+from tsjit.ir.symbols import Symbol, aten, prim
 from tsjit.ir.types import FloatType, IntType, TensorType, TupleType, Type
 
 FUSIBLE_DTYPES = (torch.float32, torch.float64)
@@ -286,9 +286,10 @@ def _between(first: Node, last: Node) -> Iterator[Node]:
         node = node.next
 
 
-def create_fusion_group(graph: Graph, nodes: list[Node]) -> Node:
-    """Replace a contiguous run of nodes by one prim::FusionGroup computing the values read after them
-    (the constants they read are copied into the subgraph)."""
+def create_fusion_group(graph: Graph, nodes: list[Node], kind: Symbol = prim.FusionGroup) -> Node:
+    """Replace a contiguous run of nodes by one prim::FusionGroup (or another subgraph node `kind`: a
+    prim::DifferentiableGraph) computing the values read after them (the constants they read are copied into
+    the subgraph)."""
     subgraph, inputs, constants, mapping = Graph(), [], [], {}
     members = set(nodes)
     for node in nodes:
@@ -307,7 +308,7 @@ def create_fusion_group(graph: Graph, nodes: list[Node]) -> Node:
     outputs = [v for n in nodes for v in n.outputs if any(u.user not in members for u in v.uses)]
     for value in outputs:
         subgraph.register_output(mapping[value])
-    fusion_group = graph.create(prim.FusionGroup, inputs, len(outputs))
+    fusion_group = graph.create(kind, inputs, len(outputs))
     fusion_group.g_("Subgraph", subgraph)
     fusion_group.insert_before(nodes[0])
     for old, new in zip(outputs, fusion_group.outputs):

@@ -11,8 +11,12 @@ specialized to `NoneType`) or Nonzero (a defined tensor); the states flow throug
     aten::__is__(%a, None)        ->  False / True               (`__isnot__` the opposite) for a known state
     prim::AutogradAnyNonZero(...), prim::AutogradAllZero(...), prim::AutogradAllNonZero(...) -> constants
     aten::_grad_sum_to_size(%a, None) -> %a
+    prim::If(%decided) ...        ->  the nodes of the branch taken  (a guard of a gradient formula, folded above)
 
-States of If outputs are those both branches agree on; everything else is Unknown.
+An ATen operator's tensor result is Nonzero (operators return defined tensors; the `*_backward` ones, whose output
+mask may leave some results undefined, are the exception); states of If outputs are those both branches agree
+on; everything else is Unknown. So in a backward graph (autodiff.py) whose input gradients the spec knows, every
+guard `prim::If(prim::AutogradAnyNonZero(%grads))` folds and the sums become aten::add or disappear.
 """
 
 from __future__ import annotations
@@ -21,8 +25,10 @@ import enum
 
 from tsjit import log
 from tsjit.ir import types as T
+from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import aten, prim
+from tsjit.passes.constant_propagation import inline_if_branch
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
 
 
@@ -89,9 +95,9 @@ class _Specializer:
             self.states[node.output()] = State.ZERO
         elif node.kind in (prim.unchecked_cast, prim.unchecked_unwrap_optional, aten._unwrap_optional):
             self.states[node.output()] = self.state(node.inputs[0])
-        else:  # what an operator returns as `Tensor` may still be None at run time (prim::grad)
+        else:
             for output in node.outputs:
-                self.states[output] = State.ZERO if isinstance(output.type, T.NoneType) else State.UNKNOWN
+                self.states[output] = _output_state(node, output)
 
     # ---- rules: each returns whether it removed the node ------------------------------------------------------
     def autograd_add(self, node: Node) -> bool:
@@ -131,6 +137,23 @@ class _Specializer:
             result = states <= {State.NONZERO}
         return self.replace_by_constant(node, result)
 
+    def decided_if(self, node: Node) -> bool:
+        """An If on a constant (a guard folded above) is replaced by its taken branch, whose nodes are visited."""
+        condition = node.inputs[0]
+        if condition.node.kind is not prim.Constant or not log.opt_allowed():
+            return False
+        before, after = node.prev, node.next
+        taken = 0 if constant_value(condition.node) else 1
+        log.graph_update(f"the If on %{condition.debug_name} always takes block{taken}")
+        inline_if_branch(node, taken)
+        self.changed = True
+        inlined = before.next
+        while inlined is not after:
+            following = inlined.next
+            self.visit(inlined)
+            inlined = following
+        return True
+
     def grad_sum_to_size(self, node: Node) -> bool:
         if self.state(node.inputs[1]) is not State.ZERO or not isinstance(node.inputs[1].type, T.NoneType):
             return False
@@ -154,6 +177,17 @@ class _Specializer:
         return self.replace(node, constant, f"{node.kind} is {result}", checked=True)
 
 
+def _output_state(node: Node, output: Value) -> State:
+    """What a node's result is: what an operator returns as `Tensor` may still be None at run time (prim::grad,
+    the output-masked results of `*_backward` operators), but other ATen operators return defined tensors."""
+    if isinstance(output.type, T.NoneType):
+        return State.ZERO
+    if (node.kind.ns == "aten" and not node.kind.name.endswith("_backward")
+            and isinstance(output.type, T.TensorType) and output.type.undefined is False):
+        return State.NONZERO
+    return State.UNKNOWN
+
+
 def _type_state(type_: T.Type) -> State:
     """What an input's specialized type says: the spec typed undefined tensors `Tensor[Undefined]`."""
     if isinstance(type_, T.TensorType):
@@ -167,5 +201,5 @@ _RULES = {
     prim.AutogradAdd: _Specializer.autograd_add, aten.__is__: _Specializer.is_none,
     aten.__isnot__: _Specializer.is_none, prim.AutogradAnyNonZero: _Specializer.any_non_zero,
     prim.AutogradAllZero: _Specializer.any_non_zero, prim.AutogradAllNonZero: _Specializer.any_non_zero,
-    aten._grad_sum_to_size: _Specializer.grad_sum_to_size,
+    aten._grad_sum_to_size: _Specializer.grad_sum_to_size, prim.If: _Specializer.decided_if,
 }

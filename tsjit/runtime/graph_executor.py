@@ -16,6 +16,8 @@ The pipeline (OPTIMIZATION_PIPELINE, seed: "Pre-derivative Optimization" onwards
 tensors, simple tuples), inference passes (constants, then dtypes, ranks and devices through the graph),
 derivative preserving optimizations (dead code, common subexpressions, constant pooling, peephole rules on the
 refined types, constant propagation again, so `if x.dim() != 2: raise ...` checks disappear, loop unrolling),
+derivative splitting (when grad mode is on and an input requires grad: nodes with gradient formulas grouped into
+prim::DifferentiableGraph nodes, each split into a forward graph, optimized and fused, and a backward graph),
 post-derivative optimizations (fusion of elementwise operators into compiled kernels, unless TSJIT_FUSION=0).
 """
 
@@ -32,13 +34,15 @@ import torch
 from tsjit import garbage_collection, log
 from tsjit.errors import RuntimeTsjitError
 from tsjit.ir.graph import Graph
+from tsjit.ir.symbols import prim
 from tsjit.ir.types import NoneType, OptionalType, TensorType, TupleType, Type
 from tsjit.passes.check_strict_fusion import check_strict_fusion
 from tsjit.passes.common_subexpression_elimination import eliminate_common_subexpression
 from tsjit.passes.constant_pooling import constant_pooling
 from tsjit.passes.constant_propagation import constant_propagation_immutable_types
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
-from tsjit.passes.graph_fuser import fuse_graph
+from tsjit.passes.create_autodiff_subgraphs import create_autodiff_subgraphs
+from tsjit.passes.graph_fuser import constant_chunks, fuse_graph
 from tsjit.passes.loop_invariant_code_motion import loop_invariant_code_motion
 from tsjit.passes.loop_unrolling import unroll_loops
 from tsjit.passes.lower_tuples import lower_simple_tuples
@@ -47,6 +51,7 @@ from tsjit.passes.peephole import peephole_optimize
 from tsjit.passes.shape_analysis import may_change_tensor_metadata, propagate_shapes
 from tsjit.passes.specialize_autograd_zero import specialize_autograd_zero
 from tsjit.runtime import executor_options
+from tsjit.runtime.autodiff import differentiate, pack_gradient
 from tsjit.runtime.futures import Future, submit
 from tsjit.runtime.generated_plan import generate_plan
 from tsjit.runtime.interpreter import Code, InterpreterState
@@ -186,9 +191,10 @@ def _holds_tensor(type_: Type) -> bool:
 # Each stage takes the specialized graph, rewrites it in place through run_pass (logging, TSJIT_LINT) and returns
 # whether it changed anything.
 def run_required_passes(graph: Graph) -> bool:
-    """What the spec says about undefined tensors, folded (seed: "Required Passes": specializeUndef), and tuples
-    built only to be taken apart (inlined calls leave many) lowered. tsjit builds no GradOf nodes (there is no
-    symbolic autodiff yet), so there is nothing to lower there."""
+    """What the spec says about undefined tensors, folded (seed: "Required Passes": specializeUndef: in a
+    backward graph, the guards and sums of gradients autograd passed as None), and tuples built only to be taken
+    apart (inlined calls leave many) lowered. tsjit's backward graphs hold no GradOf nodes (autodiff.py writes
+    their lowered form), so there is nothing to lower there."""
     changed = run_pass(specialize_autograd_zero, graph)
     return run_pass(lower_simple_tuples, graph) or changed
 
@@ -220,13 +226,52 @@ def run_derivative_preserving_optimizations(graph: Graph) -> bool:
     return run_pass(eliminate_common_subexpression, graph) or changed
 
 
+def run_derivative_splitting(graph: Graph) -> bool:
+    """For a graph that needs gradients (seed: "Derivate Splitting"): runs of nodes with gradient formulas become
+    prim::DifferentiableGraph nodes (passes/create_autodiff_subgraphs.py); each is split into its forward graph
+    f and backward graph df (runtime/autodiff.py), f optimized as a graph that needs no gradient (its inputs are
+    detached when it runs: fused), and the pair packed on the node for runtime/differentiable_graph_op.py. The
+    nodes left outside run with autograd, op by op."""
+    if not needs_gradient(graph):
+        return False
+    constant_chunks(graph)  # gates.chunk(4, 1) unpacked at once: a prim::ConstantChunk, which has a gradient
+    if not run_pass(create_autodiff_subgraphs, graph):
+        return False
+    for node in [n for n in graph.all_nodes() if n.kind is prim.DifferentiableGraph]:
+        gradient = differentiate(node.g("Subgraph"))
+        for value in gradient.f.inputs:  # detached when f runs
+            if isinstance(value.type, TensorType):
+                value.set_type(value.type.with_requires_grad(False))
+        for stage in (run_inference_passes, run_derivative_preserving_optimizations,
+                      run_post_derivative_optimizations):
+            stage(gradient.f)
+        pack_gradient(node, gradient)
+    return True
+
+
+def needs_gradient(graph: Graph) -> bool:
+    """Whether grad mode is on and a tensor input (or a tensor read from a module attribute: parameters) may
+    require grad (TorchScript's needsGradient; the spec types inputs' requires_grad only in grad mode)."""
+    if not torch.is_grad_enabled():
+        return False
+    if any(_requires_grad(value.type) for value in graph.inputs):
+        return True
+    return any(n.kind is prim.GetAttr and isinstance(n.output().type, TensorType)
+               and n.output().type.requires_grad is not False for n in graph.all_nodes())
+
+
+def _requires_grad(type_: Type) -> bool:
+    if isinstance(type_, TensorType):
+        return bool(type_.requires_grad)
+    return isinstance(type_, TupleType) and any(_requires_grad(t) for t in type_.elements)
+
+
 def run_post_derivative_optimizations(graph: Graph) -> bool:
     """Rewrites that break autograd (seed: "Post-derivative optimization"): for graphs where no input requires
-    grad, fusion of elementwise operators into prim::FusionGroup nodes, each run as one compiled C kernel
-    (passes/graph_fuser.py, runtime/fusion.py); `tsjit.fuser("none")` or TSJIT_FUSION=0 turn fusion off.
-    Graphs that need gradients would first split out prim::DifferentiableGraph nodes; tsjit has no symbolic
-    autodiff yet, so they are left as they are and autograd runs eagerly, op by op. Then `with strict_fusion():`
-    blocks are checked (passes/check_strict_fusion.py)."""
+    grad (and the forward graphs of DifferentiableGraphs), fusion of elementwise operators into prim::FusionGroup
+    nodes, each run as one compiled C kernel (passes/graph_fuser.py, runtime/fusion.py); `tsjit.fuser("none")` or
+    TSJIT_FUSION=0 turn fusion off. Then `with strict_fusion():` blocks are checked
+    (passes/check_strict_fusion.py)."""
     changed = executor_options.fusion_enabled() and run_pass(fuse_graph, graph)
     run_pass(check_strict_fusion, graph)  # `with strict_fusion():` blocks must now be fused whole
     return changed
@@ -236,6 +281,7 @@ OPTIMIZATION_PIPELINE: tuple[Callable[[Graph], bool], ...] = (
     run_required_passes,
     run_inference_passes,
     run_derivative_preserving_optimizations,
+    run_derivative_splitting,
     run_post_derivative_optimizations,
 )
 

@@ -129,10 +129,9 @@ class Code:
 # ---- compiling a Graph -----------------------------------------------------------------------------------------
 _CALL_KINDS = frozenset({prim.CallFunction, prim.CallMethod})
 # Nodes that run their `Subgraph` attribute as a call (fusers would compile it; the interpreter runs it as is).
-# A DifferentiableGraph's subgraph returns extra values for the backward pass after the node's own outputs.
-# prim::FusionGroup is an ordinary OP: its Operation runs a compiled kernel (tsjit.runtime.fusion).
-SUBGRAPH_KINDS = frozenset({prim.TensorExprGroup, prim.DifferentiableGraph, prim.FallbackGraph,
-                            prim.CudaFusionGroup})
+# prim::FusionGroup and prim::DifferentiableGraph are ordinary OPs: their Operations run a compiled kernel
+# (tsjit.runtime.fusion) and the forward graph joined to autograd (tsjit.runtime.differentiable_graph_op).
+SUBGRAPH_KINDS = frozenset({prim.TensorExprGroup, prim.FallbackGraph, prim.CudaFusionGroup})
 
 
 class _Emitter:

@@ -413,6 +413,13 @@ def _fusion_group(node: Node) -> Operation:
     return fusion_group_operation(node)
 
 
+def _differentiable_graph(node: Node) -> Operation:
+    """prim::DifferentiableGraph: its forward graph run, joined to autograd by its backward graph."""
+    from tsjit.runtime.differentiable_graph_op import differentiable_graph_operation  # it imports this module
+
+    return differentiable_graph_operation(node)
+
+
 def _get_attr(node: Node) -> Operation:
     """prim::GetAttr: `getattr(obj, name)`, but a runtime Object's slot read straight from its attribute dict.
 
@@ -461,4 +468,5 @@ RUNTIME_NODE_OPERATIONS: dict[Symbol, OperationFactory] = {
     prim.CreateObject: _create_object,
     prim.GetAttr: _get_attr,
     prim.FusionGroup: _fusion_group,
+    prim.DifferentiableGraph: _differentiable_graph,
 }

@@ -21,6 +21,12 @@ from other processes hits all variants alike. Numbers are for reading, never for
 - encoder: nn.TransformerEncoderLayer in eval mode; with the masks None, the pipeline removes the checks and
   branches on them (about half the nodes).
 
+- train_lstm_cell, train_lstm32, train_mlp (`--only train` runs the three): a training step, forward and
+  backward with the parameters' gradients reset, of the LSTM cell (batch 1, 64 -> 64), the 32-step LSTM loop and
+  a three-layer MLP (batch 16, 32-64-64-10), parameters requiring grad. tsjit's plan puts the ops with gradient
+  formulas into DifferentiableGraphs: a fused forward graph and a backward graph run by autograd. Targets: at
+  most 0.8x eager on the LSTM ones, at most torch.jit's time on all three.
+
 - first_call: scripting plus the first result in a fresh process, tsjit against torch.jit (bench/first_call.py).
 - plan_cache: `python -m bench.plan_cache`, memory growth over 10,000 calls whose inputs change among 100 specs,
   eager against tsjit in fresh processes (bench/plan_cache.py).
@@ -147,13 +153,42 @@ def bench_encoder(rounds: int) -> None:
                    programs.module_variants(programs.encoder_module), (torch.randn(5, 3, 16),), 100, rounds)
 
 
+def _training_lstm(steps: int | None) -> tuple[dict, tuple]:
+    x, hx, cx, *parameters = lstm_arguments(1, 64, 64, steps)
+    parameters = tuple(p.requires_grad_() for p in parameters)
+    function = programs.lstm_cell if steps is None else programs.lstm_steps
+    return programs.training_variants(function, parameters, 3), (x, hx, cx)
+
+
+def bench_train_lstm_cell(rounds: int) -> None:
+    variants, args = _training_lstm(None)
+    bench_variants("train_lstm_cell: forward + backward of the cell, batch 1, 64 -> 64 (target: tsjit script <= "
+                   "0.8x eager, <= torch.jit)", variants, args, 300, rounds)
+
+
+def bench_train_lstm32(rounds: int) -> None:
+    variants, args = _training_lstm(32)
+    bench_variants("train_lstm32: forward + backward over 32 steps, batch 1, 64 -> 64 (target: tsjit script <= "
+                   "0.8x eager, <= torch.jit)", variants, args, 10, rounds)
+
+
+def bench_train_mlp(rounds: int) -> None:
+    torch.manual_seed(0)
+    sizes = [(64, 32), (64, 64), (10, 64)]
+    parameters = tuple(t.requires_grad_() for out, inp in sizes for t in (torch.randn(out, inp) / 8, torch.randn(out)))
+    bench_variants("train_mlp: forward + backward of Linear/ReLU x 2 + Linear, batch 16, 32-64-64-10 (target: "
+                   "tsjit script <= torch.jit)", programs.training_variants(programs.mlp_function, parameters, 1),
+                   (torch.randn(16, 32),), 200, rounds)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=15, help="interleaved rounds per benchmark")
     benchmarks = {"chain": bench_chain, "lstm": bench_lstm, "lstm1x64": bench_lstm_1x64, "pointwise": bench_pointwise,
                   "lstm32": bench_lstm_steps, "mlp": bench_mlp, "encoder": bench_encoder, "fork": bench_fork,
-                  "first_call": bench_first_call}
-    parser.add_argument("--only", choices=list(benchmarks), help="run one benchmark")
+                  "first_call": bench_first_call, "train_lstm_cell": bench_train_lstm_cell,
+                  "train_lstm32": bench_train_lstm32, "train_mlp": bench_train_mlp}
+    parser.add_argument("--only", choices=[*benchmarks, "train"], help="run one benchmark (train: the three train_*)")
     parser.add_argument("--no-compile", action="store_true", help="leave out torch.compile (slow to compile)")
     parser.add_argument("--threads", type=int, help="torch.set_num_threads (less noise on a busy machine)")
     parser.add_argument("--cpu-time", action="store_true",
@@ -169,7 +204,7 @@ def main() -> None:
     print(f"torch {torch.__version__}, {os.cpu_count()} cores, {torch.get_num_interop_threads()} inter-op threads, "
           f"load average {os.getloadavg()[0]:.1f} (other processes make every number noisier)")
     for name, run in benchmarks.items():
-        if options.only in (None, name):
+        if options.only in (None, name) or (options.only == "train" and name.startswith("train_")):
             if name == "fork":
                 torch.set_num_threads(1)  # fork's is the only parallelism
                 TIMER[0] = time.perf_counter  # forks gain wall time, not CPU time

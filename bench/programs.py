@@ -176,3 +176,28 @@ def module_variants(build: Callable[[], torch.nn.Module]) -> dict[str, Callable]
     return {"eager": module, "torch.compile": torch.compile(module), "torch.jit": torch.jit.script(build()),
             "tsjit script": scripted, "tsjit": lambda x: optimized(*inputs(x)),
             "tsjit unoptimized": lambda x: unoptimized(*inputs(x))}
+
+
+# training: forward and backward, the parameters' gradients reset each round (what an optimizer step starts with)
+def mlp_function(x, w1, b1, w2, b2, w3, b3):
+    h = torch.relu(torch.nn.functional.linear(x, w1, b1))
+    h = torch.relu(torch.nn.functional.linear(h, w2, b2))
+    return torch.nn.functional.linear(h, w3, b3)
+
+
+def training_variants(function: Callable, parameters: tuple[torch.Tensor, ...], with_inputs: int) -> dict:
+    """One training step of `function` four ways: zero the gradients, call it on (inputs..., parameters...),
+    sum every output, backward. Each variant returns the loss and the parameters' gradients."""
+    def step(run: Callable) -> Callable:
+        def train(*inputs):
+            for parameter in parameters:
+                parameter.grad = None
+            outputs = run(*inputs[:with_inputs], *parameters)
+            outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+            loss = sum(output.sum() for output in outputs)
+            loss.backward()
+            return (loss.detach(), *[p.grad for p in parameters])
+
+        return train
+
+    return {name: step(run) for name, run in script_variants(function).items()}

@@ -591,6 +591,17 @@ def _visit_getitem(self: _Propagator, node: Node) -> None:
         self.visit_operator(node)
 
 
+def _visit_constant_chunk(self: _Propagator, node: Node) -> None:
+    """prim::ConstantChunk: pieces of the input's dtype, device and rank (the chunked dimension's size unknown)."""
+    source = node.input().type
+    piece = None
+    if isinstance(source, T.TensorType) and source.sizes is not None and -source.rank <= node.i("dim") < source.rank:
+        sizes = list(source.sizes)
+        sizes[node.i("dim")] = None
+        piece = source.with_sizes(sizes).with_requires_grad(None)
+    self.set(node.outputs, [_refine_declared(v.type, piece) for v in node.outputs])
+
+
 def _visit_cast(self: _Propagator, node: Node) -> None:
     output = node.output()
     self.set([output], [_refine_declared(output.type, node.inputs[0].type)])
@@ -600,6 +611,6 @@ _STRUCTURAL = {
     prim.If: _visit_if, prim.Loop: _visit_loop, prim.TupleConstruct: _visit_tuple_construct,
     prim.TupleUnpack: _visit_tuple_unpack, prim.TupleIndex: _visit_tuple_index,
     prim.ListConstruct: _visit_list_construct, prim.ListUnpack: _visit_list_unpack,
-    aten.__getitem__: _visit_getitem, prim.unchecked_cast: _visit_cast,
+    aten.__getitem__: _visit_getitem, prim.unchecked_cast: _visit_cast, prim.ConstantChunk: _visit_constant_chunk,
     prim.unchecked_unwrap_optional: _visit_cast, aten._unwrap_optional: _visit_cast,
 }

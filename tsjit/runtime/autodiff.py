@@ -33,6 +33,9 @@ from tsjit.ir.symbols import aten, prim
 from tsjit.passes.inliner import insert_graph
 from tsjit.runtime.symbolic_script import gradient_formula
 
+_SIZE_KINDS = frozenset({aten.size, aten._size_if_not_equal})
+
+
 @dataclass
 class Gradient:
     """TorchScript's Gradient: f, df, and how their inputs and outputs pair up (indices, as in autodiff.h)."""
@@ -103,7 +106,7 @@ def _forward_step(f: Graph, node: Node, requires_grad: set[Value]) -> _Step | No
         return None
     if node.kind is prim.ConstantChunk:
         requires_grad.update(node.outputs)
-        return _Step([node.input()], list(node.outputs), list(node.outputs), None, node.i("dim"))
+        return _Step([node.input()], list(node.outputs), [], None, node.i("dim"))
     formula = gradient_formula(node)
     if formula is None:
         if any(_differentiable_tensor(v.type) for v in node.outputs):
@@ -149,7 +152,21 @@ class _Reverse:
             if value in self.requires_grad:
                 self.df.register_output(self.grads.get(value) or self.zero())
                 self.gradient.df_output_vjps.append(index)
+        self.sizes_last()
         return self.gradient
+
+    def sizes_last(self) -> None:
+        """Sizes only df reads (`aten::size`, `aten::_size_if_not_equal` of them) are computed at the end of f:
+        between two elementwise nodes, a formula's `self_size = self.size()` would keep the fuser from grouping
+        them."""
+        returned = self.f.return_node
+        bookkeeping: set[Node] = set()
+        for node in reversed(list(self.f.nodes())):
+            if node.kind in _SIZE_KINDS and all(use.user is returned or use.user in bookkeeping
+                                                for v in node.outputs for use in v.uses):
+                bookkeeping.add(node)
+        for node in [n for n in self.f.nodes() if n in bookkeeping]:
+            node.move_before(returned)
 
     # ---- df's inputs: vjps first, then captured inputs, then captured outputs --------------------------------
     def add_vjp(self, output_index: int, value: Value) -> None:
@@ -228,15 +245,15 @@ class _Reverse:
 
     def chunk_backward(self, step: _Step, grad_outputs: list[Value | None], captured: list[Value]) -> Value:
         """prim::ConstantChunk's gradient: the pieces' gradients concatenated, zeros for pieces without one."""
-        pieces = [self.materialized(g, piece) for g, piece in zip(grad_outputs, captured)]
+        pieces = [self.materialized(g, piece) for g, piece in zip(grad_outputs, step.outputs)]
         listed = self.df.insert_node(self.df.create(prim.ListConstruct, pieces, 1))
         listed.output().set_type(T.ListType(T.TensorType.get()))
         return self.df.insert(aten.cat, [listed.output(), step.chunk_dim])
 
     def materialized(self, grad: Value | None, piece: Value) -> Value:
-        """`grad`, or zeros like `piece` where `grad` is (or may be) undefined."""
+        """`grad`, or zeros like the chunk's `piece` where `grad` is (or may be) undefined."""
         if grad is None:
-            return self.df.insert(aten.zeros_like, [piece])
+            return self.zeros_like(piece)
         if grad in self.defined:
             return grad
         condition = self.df.insert(prim.AutogradAnyNonZero, [grad])
@@ -244,8 +261,18 @@ class _Reverse:
         then_block, else_block = if_node.add_block(), if_node.add_block()
         then_block.register_output(grad)
         with self.df.insert_point_guard(else_block):
-            else_block.register_output(self.df.insert(aten.zeros_like, [piece]))
+            else_block.register_output(self.zeros_like(piece))
         return if_node.output().set_type(T.TensorType.get())
+
+    def zeros_like(self, piece: Value) -> Value:
+        """Zeros of the piece's size, from its size alone when its type states dtype and device (capturing the
+        piece itself would make it an output of f, which keeps the fuser from fusing its chunk)."""
+        type_ = piece.type
+        if not isinstance(type_, T.TensorType) or type_.dtype is None or type_.device is None:
+            return self.df.insert(aten.zeros_like, [self.capture(piece)])
+        with self.f.insert_point_guard(piece.node.next):
+            size = self.f.insert(aten.size, [piece])
+        return self.df.insert(aten.zeros, [self.capture(size)], {"dtype": type_.dtype, "device": type_.device})
 
     def accumulate(self, value: Value, grad: Value) -> None:
         """Add `grad` to the gradient of `value` (aten::add when both are surely defined)."""

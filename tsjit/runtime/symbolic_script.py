@@ -20,7 +20,9 @@ tuple. `gradient_formula(node)` splits that into the two graphs autodiff.py spli
 
 A formula's parameters are the schema's arguments in order (keyword-only ones included), so a node's inputs
 are its arguments. Gradients of broadcast operands are summed back to the operand's size with
-`_grad_sum_to_size`. Where ATen has a backward operator (convolution, pooling, layer_norm), the formula calls
+`_grad_sum_to_size`, to a size the forward captures as `_size_if_not_equal(self.size(), result.size())`: None
+when nothing was broadcast, which the backward graph's executor specializes on (the input typed NoneType), so
+that the sum disappears and the elementwise backward fuses. Where ATen has a backward operator (convolution, pooling, layer_norm), the formula calls
 it. prim::ConstantChunk has no schema; autodiff.py writes its gradient (a cat of the pieces' gradients).
 """
 
@@ -32,6 +34,7 @@ from dataclasses import dataclass
 from tsjit.errors import TsjitError
 from tsjit.ir.graph import Graph, Node
 from tsjit.ir.symbols import prim
+from tsjit.ir.types import TupleType
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
 
 _UNARY = {  # op name -> the gradient of `result = op(self)`, in terms of grad_output, self and result
@@ -65,13 +68,14 @@ def _unary(name: str, gradient: str, extra: str = "", args: str = "", nones: str
 
 _BINARY = """
 def {name}(self, other{alpha_parameter}):
-    self_size = self.size()
-    other_size = other.size()
+    result = torch.{name}(self, other{alpha_argument})
+    self_size = torch._size_if_not_equal(self.size(), result.size())
+    other_size = torch._size_if_not_equal(other.size(), result.size())
     def backward(grad_output):
         grad_self = ({grad_self})._grad_sum_to_size(self_size)
         grad_other = ({grad_other})._grad_sum_to_size(other_size)
         return grad_self, grad_other{alpha_none}
-    return torch.{name}(self, other{alpha_argument}), backward
+    return result, backward
 """
 
 _SCALAR_BINARY = """
@@ -137,13 +141,14 @@ def bmm(self, mat2):
     "aten::matmul(Tensor self, Tensor other) -> Tensor": _MATMUL,
     "aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor": """
 def addmm(self, mat1, mat2, beta: number, alpha: number):
-    self_size = self.size()
+    result = torch.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+    self_size = torch._size_if_not_equal(self.size(), result.size())
     def backward(grad_output):
         grad_self = (grad_output * beta)._grad_sum_to_size(self_size)
         grad_mat1 = grad_output.mm(mat2.t()) * alpha
         grad_mat2 = mat1.t().mm(grad_output) * alpha
         return grad_self, grad_mat1, grad_mat2, None, None
-    return torch.addmm(self, mat1, mat2, beta=beta, alpha=alpha), backward
+    return result, backward
 """,
     "aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor": """
 def linear(input, weight, bias: Optional[Tensor]):
@@ -204,14 +209,15 @@ def clamp(self, min: Optional[number], max: Optional[number]):
 """,
     "aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor": """
 def where(condition, self, other):
-    self_size = self.size()
-    other_size = other.size()
+    result = torch.where(condition, self, other)
+    self_size = torch._size_if_not_equal(self.size(), result.size())
+    other_size = torch._size_if_not_equal(other.size(), result.size())
     def backward(grad_output):
         zeros = torch.zeros_like(grad_output)
         grad_self = torch.where(condition, grad_output, zeros)._grad_sum_to_size(self_size)
         grad_other = torch.where(condition, zeros, grad_output)._grad_sum_to_size(other_size)
         return None, grad_self, grad_other
-    return torch.where(condition, self, other), backward
+    return result, backward
 """,
     "aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor": """
 def leaky_relu(self, negative_slope: number):
@@ -572,8 +578,12 @@ def _backward_graph(closure: Graph) -> Graph:
         unpack.destroy()
     backward.erase_input(0)
     returned = backward.outputs[0]
-    if returned.node.kind is prim.TupleConstruct:
-        grads = list(returned.node.inputs)
+    if isinstance(returned.type, TupleType):
+        if returned.node.kind is prim.TupleConstruct:
+            grads = list(returned.node.inputs)
+        else:  # returned from inside an If
+            unpack = backward.create(prim.TupleUnpack, [returned], 0).insert_before(backward.return_node)
+            grads = [unpack.add_output().set_type(t) for t in returned.type.elements]
         backward.block.return_node.remove_all_inputs()
         for value in grads:
             backward.register_output(value)

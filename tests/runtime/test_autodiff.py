@@ -1,0 +1,354 @@
+"""Symbolic autodiff end to end: scripted programs whose inputs require grad run through the executor's
+DifferentiableGraphs, and their gradients are checked with torch.autograd.gradcheck (and gradgradcheck, where the
+formulas' backward graphs are differentiable themselves) in float64.
+
+Each program also states, in the spirit of the seed's check_ad ("Testing Autodiff"), which node kinds must end up
+inside a prim::DifferentiableGraph of the executor's plan (`nonfusible`: in the DG's forward graph f, outside any
+FusionGroup) and which inside f's prim::FusionGroups (`fusible`): a formula that stopped matching its schema would
+leave its node outside, and autograd would still get the gradient right; this is what catches it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import tsjit
+from tsjit.ir.graph import Graph
+from tsjit.runtime.autodiff import unpack_gradient
+
+
+def _double(*shape: int, positive: bool = False) -> torch.Tensor:
+    value = torch.rand(*shape, dtype=torch.float64) + 0.5 if positive else torch.randn(*shape, dtype=torch.float64)
+    return value.requires_grad_()
+
+
+# ---- the programs --------------------------------------------------------------------------------------------
+def lstm_cell(x, hx, cx, w_ih, w_hh, b_ih, b_hh):
+    gates = x.mm(w_ih.t()) + hx.mm(w_hh.t()) + b_ih + b_hh
+    ingate, forgetgate, cellgate, outgate = gates.chunk(4, 1)
+    ingate = torch.sigmoid(ingate)
+    forgetgate = torch.sigmoid(forgetgate)
+    cellgate = torch.tanh(cellgate)
+    outgate = torch.sigmoid(outgate)
+    cy = (forgetgate * cx) + (ingate * cellgate)
+    hy = outgate * torch.tanh(cy)
+    return hy, cy
+
+
+def mlp(x, w1, b1, w2, b2):
+    return F.linear(torch.relu(F.linear(x, w1, b1)), w2, b2)
+
+
+def addmm_relu(b, x, w):
+    return torch.relu(torch.addmm(b, x, w, beta=0.5, alpha=2.0))
+
+
+def matmul_batched(a, b):
+    return torch.tanh(torch.matmul(a, b))
+
+
+def matmul_vector(a, v):
+    return torch.matmul(a, v).exp()
+
+
+def matmul_vector_matrix(v, a):
+    return torch.matmul(v, a).sigmoid()
+
+
+def bmm_tanh(a, b):
+    return torch.bmm(a, b).tanh()
+
+
+def add_broadcast_alpha(a, b):
+    return torch.add(a, b, alpha=2.5).sigmoid()
+
+
+def sub_alpha(a, b):
+    return torch.sub(a, b, alpha=0.5) * a
+
+
+def mul_broadcast(a, b):
+    return (a * b).tanh()
+
+
+def div_tensors(a, b):
+    return (a / b).exp()
+
+
+def scalar_arithmetic(a):
+    return ((a + 2) * 3 - 1.5) / 4 + (1 - a)
+
+
+def unary_chain(a):
+    return torch.sqrt(torch.exp(a.neg())) + torch.log(a) + torch.rsqrt(a) + a.reciprocal()
+
+
+def abs_sigmoid(a):
+    return torch.abs(a) * torch.sigmoid(a)
+
+
+def pow_scalar(a):
+    return torch.pow(a, 3) + a.pow(0.5)
+
+
+def pow_tensor(a, b):
+    return torch.pow(a, b).tanh()
+
+
+def clamp_both(a):
+    return torch.clamp(a, -0.5, 0.5) * a
+
+
+def clamp_min(a):
+    return torch.clamp(a, min=0.1).exp()
+
+
+def where_select(c, a, b):
+    return torch.where(c, a * 2, b.tanh())
+
+
+def leaky_relu_silu(a):
+    return F.silu(F.leaky_relu(a, 0.2)) * a
+
+
+def gelu_exact(a):
+    return F.gelu(a * 2) + a
+
+
+def gelu_tanh(a):
+    return F.gelu(a.tanh(), approximate="tanh") * a
+
+
+def sum_all(a):
+    return (a * a).sum() + a.exp().sum()
+
+
+def sum_dims(a):
+    return a.tanh().sum(dim=[0, 2], keepdim=True) * a.sum(-1).sum(0)
+
+
+def mean_all_and_dims(a):
+    return a.sigmoid().mean() + a.exp().mean(dim=1).sum() + a.mean(-1, keepdim=True).tanh().sum()
+
+
+def views(a):
+    return a.view(-1).reshape(4, 6).tanh().t().contiguous().exp()
+
+
+def transpose_permute(a):
+    return a.transpose(0, 1).sigmoid().permute(2, 0, 1).tanh()
+
+
+def squeeze_unsqueeze(a):
+    return a.unsqueeze(0).tanh().squeeze(0).sigmoid().unsqueeze(-1).squeeze(-1)
+
+
+def expands(a, b):
+    return a.expand(3, 4).tanh() + b.expand_as(a.expand(3, 4)).exp()
+
+
+def select_slice(a):
+    return a.select(1, 2).tanh() + a[:, 1:4].sum(1).sigmoid()
+
+
+def softmax_attention(q, k, v):
+    scores = torch.matmul(q, k.transpose(-2, -1)) / 2.0
+    return torch.matmul(torch.softmax(scores, -1), v)
+
+
+def log_softmax_loss(a, w):
+    return torch.log_softmax(a.mm(w), 1).mean()
+
+
+def layer_norm_affine(a, w, b):
+    return F.layer_norm(a.tanh(), [5], w, b).sigmoid()
+
+
+def layer_norm_plain(a):
+    return F.layer_norm(a * 2, [3, 5]).exp()
+
+
+def dropout_p0(a):
+    return F.dropout(a.tanh(), 0.0, True).exp()
+
+
+def dropout_eval(a):
+    return F.dropout(a.sigmoid(), 0.5, False) * a
+
+
+def conv2d_bias(x, w, b):
+    return F.conv2d(x, w, b, stride=1, padding=1).tanh()
+
+
+def conv2d_strided(x, w):
+    return F.conv2d(x, w, None, stride=2).relu() * 2
+
+
+def max_pool(x):
+    return F.max_pool2d(x.tanh(), 2).exp()
+
+
+def avg_pool(x):
+    return F.avg_pool2d(x.exp(), 2, stride=1, padding=1).sigmoid()
+
+
+def adaptive_avg_pool(x):
+    return F.adaptive_avg_pool2d(x.sigmoid(), [2, 2]).tanh()
+
+
+def small_convnet(x, w, b, w2, b2):
+    y = F.max_pool2d(torch.relu(F.conv2d(x, w, b, padding=1)), 2)
+    return F.linear(y.reshape(y.size(0), -1), w2, b2).log_softmax(1)
+
+
+def residual_block(x, w1, b1, w2, b2, g, beta):
+    y = F.linear(F.gelu(F.linear(x, w1, b1)), w2, b2)
+    return F.layer_norm(x + y, [4], g, beta)
+
+
+def used_twice(a, b):
+    t = a * b
+    return t.tanh() + t.sigmoid() * a
+
+
+def outputs_one_unused(a, b):
+    return (a * b).tanh(), (a + b).sigmoid()
+
+
+def chunk_three(a):
+    x, y, z = a.chunk(3, 1)
+    return x.sigmoid() * y.tanh() + z
+
+
+def chunk_piece_unused(a):
+    x, y = a.chunk(2, 0)
+    return x.tanh() * 2
+
+
+def optional_bias(x, w, b: Optional[torch.Tensor]):
+    return F.linear(x, w, b).tanh() * 2
+
+
+@dataclass
+class Program:
+    """A scripted program, its inputs, and what the executor's plan must put where."""
+
+    fn: Callable[..., Any]
+    inputs: Callable[[], tuple]
+    nonfusible: list[str] = field(default_factory=list)  # kinds in some DifferentiableGraph's forward graph
+    fusible: list[str] = field(default_factory=list)  # kinds in a FusionGroup inside a DifferentiableGraph
+    gradgrad: bool = True
+
+
+def _images(*shape: int) -> torch.Tensor:
+    return _double(*shape)
+
+
+PROGRAMS = [
+    Program(lstm_cell, lambda: (_double(3, 4), _double(3, 5), _double(3, 5), _double(20, 4), _double(20, 5),
+                                _double(20), _double(20)),
+            ["aten::mm", "aten::t"], ["aten::sigmoid", "aten::tanh", "aten::mul", "prim::ConstantChunk"]),
+    Program(mlp, lambda: (_double(4, 6), _double(8, 6), _double(8), _double(3, 8), _double(3)),
+            ["aten::linear", "aten::relu"]),
+    Program(addmm_relu, lambda: (_double(5), _double(3, 4), _double(4, 5)), ["aten::addmm", "aten::relu"]),
+    Program(matmul_batched, lambda: (_double(2, 3, 4), _double(4, 5)), ["aten::matmul", "aten::tanh"]),
+    Program(matmul_vector, lambda: (_double(3, 4), _double(4)), ["aten::matmul", "aten::exp"]),
+    Program(matmul_vector_matrix, lambda: (_double(4), _double(2, 4, 3)), ["aten::matmul", "aten::sigmoid"]),
+    Program(bmm_tanh, lambda: (_double(2, 3, 4), _double(2, 4, 5)), ["aten::bmm", "aten::tanh"]),
+    Program(add_broadcast_alpha, lambda: (_double(3, 4), _double(4)), [], ["aten::add", "aten::sigmoid"]),
+    Program(sub_alpha, lambda: (_double(3, 4), _double(1, 4)), [], ["aten::sub", "aten::mul"]),
+    Program(mul_broadcast, lambda: (_double(3, 1), _double(1, 4)), [], ["aten::mul", "aten::tanh"]),
+    Program(div_tensors, lambda: (_double(3, 4), _double(3, 4, positive=True)), [], ["aten::div", "aten::exp"]),
+    Program(scalar_arithmetic, lambda: (_double(3, 4),), [], ["aten::add", "aten::mul", "aten::div"]),
+    Program(unary_chain, lambda: (_double(3, 4, positive=True),), [],
+            ["aten::sqrt", "aten::exp", "aten::neg", "aten::log", "aten::rsqrt", "aten::reciprocal"]),
+    Program(abs_sigmoid, lambda: (_double(3, 4, positive=True),), [], ["aten::abs", "aten::sigmoid"]),
+    Program(pow_scalar, lambda: (_double(3, 4, positive=True),), [], ["aten::pow"]),
+    Program(pow_tensor, lambda: (_double(3, 4, positive=True), _double(3, 4)), [], ["aten::pow", "aten::tanh"]),
+    Program(clamp_both, lambda: (_double(3, 4),), [], ["aten::clamp", "aten::mul"]),
+    Program(clamp_min, lambda: (_double(3, 4),), [], ["aten::clamp", "aten::exp"]),
+    Program(where_select, lambda: (torch.rand(3, 4) > 0.5, _double(3, 4), _double(3, 4)), ["aten::where"]),
+    Program(leaky_relu_silu, lambda: (_double(3, 4),), [], ["aten::leaky_relu", "aten::silu"]),
+    Program(gelu_exact, lambda: (_double(3, 4),), ["aten::gelu"], gradgrad=True),
+    Program(gelu_tanh, lambda: (_double(3, 4),), ["aten::gelu"]),
+    Program(sum_all, lambda: (_double(3, 4),), ["aten::sum"]),
+    Program(sum_dims, lambda: (_double(2, 3, 4),), ["aten::sum", "aten::tanh"]),
+    Program(mean_all_and_dims, lambda: (_double(3, 4),), ["aten::mean"]),
+    Program(views, lambda: (_double(2, 3, 4),), ["aten::view", "aten::reshape", "aten::t", "aten::contiguous"]),
+    Program(transpose_permute, lambda: (_double(2, 3, 4),), ["aten::transpose", "aten::permute"]),
+    Program(squeeze_unsqueeze, lambda: (_double(3, 4),), ["aten::unsqueeze", "aten::squeeze"]),
+    Program(expands, lambda: (_double(1, 4), _double(4)), ["aten::expand", "aten::expand_as"]),
+    Program(select_slice, lambda: (_double(3, 5),), ["aten::select", "aten::slice"]),
+    Program(softmax_attention, lambda: (_double(2, 3, 4), _double(2, 5, 4), _double(2, 5, 4)),
+            ["aten::matmul", "aten::softmax", "aten::transpose"]),
+    Program(log_softmax_loss, lambda: (_double(3, 4), _double(4, 5)), ["aten::mm", "aten::log_softmax", "aten::mean"]),
+    Program(layer_norm_affine, lambda: (_double(3, 5), _double(5), _double(5)), ["aten::native_layer_norm"],
+            gradgrad=False),
+    Program(layer_norm_plain, lambda: (_double(2, 3, 5),), ["aten::native_layer_norm"], gradgrad=False),
+    Program(dropout_p0, lambda: (_double(3, 4),), ["aten::tanh"]),
+    Program(dropout_eval, lambda: (_double(3, 4),), ["aten::sigmoid"]),
+    Program(conv2d_bias, lambda: (_images(2, 3, 5, 5), _double(4, 3, 3, 3), _double(4)), ["aten::conv2d"]),
+    Program(conv2d_strided, lambda: (_images(1, 2, 6, 6), _double(3, 2, 2, 2)), ["aten::conv2d", "aten::relu"]),
+    Program(max_pool, lambda: (_images(1, 2, 4, 4),), ["aten::max_pool2d_with_indices"]),
+    Program(avg_pool, lambda: (_images(1, 2, 4, 4),), ["aten::avg_pool2d"]),
+    Program(adaptive_avg_pool, lambda: (_images(1, 2, 5, 5),), ["aten::adaptive_avg_pool2d"]),
+    Program(small_convnet, lambda: (_images(2, 1, 6, 6), _double(2, 1, 3, 3), _double(2), _double(3, 18),
+                                    _double(3)), ["aten::conv2d", "aten::max_pool2d_with_indices", "aten::linear"]),
+    Program(residual_block, lambda: (_double(3, 4), _double(6, 4), _double(6), _double(4, 6), _double(4),
+                                     _double(4), _double(4)), ["aten::linear", "aten::gelu", "aten::native_layer_norm"],
+            gradgrad=False),
+    Program(used_twice, lambda: (_double(3, 4), _double(3, 4)), [], ["aten::mul", "aten::tanh", "aten::sigmoid"]),
+    Program(outputs_one_unused, lambda: (_double(3, 4), _double(3, 4)), [], ["aten::tanh", "aten::sigmoid"]),
+    Program(chunk_three, lambda: (_double(2, 6),), [], ["prim::ConstantChunk", "aten::sigmoid"]),
+    Program(chunk_piece_unused, lambda: (_double(4, 3),), ["prim::ConstantChunk"]),
+    Program(optional_bias, lambda: (_double(3, 4), _double(5, 4), _double(5)), ["aten::linear"]),
+]
+
+
+def _id(program: Program) -> str:
+    return program.fn.__name__
+
+
+def differentiable_graphs(graph: Graph) -> list:
+    return [n for n in graph.all_nodes() if str(n.kind) == "prim::DifferentiableGraph"]
+
+
+def kinds_in_forward_graphs(graph: Graph) -> tuple[set[str], set[str]]:
+    """(kinds in the DGs' forward graphs outside fusion groups, kinds inside their fusion groups)."""
+    outside, fused = set(), set()
+    for node in differentiable_graphs(graph):
+        for inner in unpack_gradient(node).f.all_nodes():
+            if str(inner.kind) == "prim::FusionGroup":
+                fused.update(str(n.kind) for n in inner.g("Subgraph").all_nodes())
+            else:
+                outside.add(str(inner.kind))
+    return outside, fused
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=_id)
+def test_gradients_match_autograd(program: Program) -> None:
+    torch.manual_seed(0)
+    scripted = tsjit.script(program.fn)
+    inputs = program.inputs()
+    torch.testing.assert_close(scripted(*inputs), program.fn(*inputs))
+    assert torch.autograd.gradcheck(scripted, inputs)
+    if program.gradgrad:
+        assert torch.autograd.gradgradcheck(scripted, inputs)
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=_id)
+def test_check_ad_nodes_in_differentiable_graphs(program: Program) -> None:
+    torch.manual_seed(0)
+    scripted = tsjit.script(program.fn)
+    graph = scripted.graph_for(*program.inputs())
+    assert differentiable_graphs(graph), f"no prim::DifferentiableGraph in:\n{graph}"
+    outside, fused = kinds_in_forward_graphs(graph)
+    missing = [k for k in program.nonfusible if k not in outside | fused]
+    assert not missing, f"not in a DifferentiableGraph: {missing}\n{graph}"
+    unfused = [k for k in program.fusible if k not in fused]
+    assert not unfused, f"not in a FusionGroup of a DifferentiableGraph: {unfused}\n{graph}"

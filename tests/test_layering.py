@@ -43,6 +43,9 @@ _OPERATOR_HOOK = ("Node.schema, Graph.insert and alias analysis need operators, 
 ALLOWED: dict[tuple[str, str], str] = {
     ("tsjit.ir.operator_hook", "tsjit.ops.matching"): _OPERATOR_HOOK,
     ("tsjit.ir.operator_hook", "tsjit.ops.registry"): _OPERATOR_HOOK,
+    ("tsjit.passes.create_autodiff_subgraphs", "tsjit.runtime.symbolic_script"):
+        "which nodes are differentiable is the gradient formula table's answer (symbolic_script.py, whose formulas "
+        "the frontend compiles); looking a node's schema up in it imports nothing else; imported when the pass runs",
     ("tsjit.frontend.ir_emitter", "tsjit.runtime.function"):
         "a compiled function called from Python (GraphFunction.__call__: a script object's method, prim::Enter) "
         "runs on its one runtime Function, built in runtime/function.py; imported when called",

@@ -54,7 +54,7 @@ def create_autodiff_subgraphs(graph: Graph, min_graph_size: int = DEFAULT_MIN_GR
 @functools.cache
 def _is_differentiable():
     """runtime/symbolic_script.py's answer (the one edge from passes up to runtime: the formula table)."""
-    from tsjit.runtime.symbolic_script import is_differentiable
+    from tsjit.runtime.symbolic_script import is_differentiable  # deferred: runtime loads when the pass runs
 
     return is_differentiable
 

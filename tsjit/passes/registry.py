@@ -68,6 +68,9 @@ _TABLE = (
      "small counted loops repeated 8 times (constant short trip counts fully), with an epilogue loop"),
     ("loop_invariant_code_motion", f"{_PASSES}.loop_invariant_code_motion",
      "pure nodes of a loop body whose inputs come from outside the loop (weights' aten::t) moved before the loop"),
+    ("create_autodiff_subgraphs", f"{_PASSES}.create_autodiff_subgraphs",
+     "runs of nodes with gradient formulas (reading values that may require grad) grouped into "
+     "prim::DifferentiableGraph nodes"),
     ("fuse_graph", f"{_PASSES}.graph_fuser",
      "runs of elementwise float operators grouped into prim::FusionGroup nodes (one compiled kernel each)"),
     ("check_strict_fusion", f"{_PASSES}.check_strict_fusion",

@@ -415,7 +415,8 @@ def _fusion_group(node: Node) -> Operation:
 
 def _differentiable_graph(node: Node) -> Operation:
     """prim::DifferentiableGraph: its forward graph run, joined to autograd by its backward graph."""
-    from tsjit.runtime.differentiable_graph_op import differentiable_graph_operation  # it imports this module
+    # breaks a real cycle: differentiable_graph_op imports this module (through graph_executor)
+    from tsjit.runtime.differentiable_graph_op import differentiable_graph_operation
 
     return differentiable_graph_operation(node)
 

@@ -521,8 +521,9 @@ def _schema_key(node: Node) -> str | None:
 
 def _compile(key: str, source: str) -> GradientFormula:
     """Compile one formula with tsjit's frontend and split its graph into forward and backward."""
-    from tsjit.frontend.ir_emitter import compile_source  # runtime sits above frontend: no cycle, loaded on use
-    from tsjit.frontend.resolver import NativeResolver
+    # deferred: the frontend loads with the first formula compiled
+    from tsjit.frontend.ir_emitter import compile_source
+    from tsjit.frontend.resolver import NativeResolver  # deferred: as compile_source
 
     (function,) = compile_source(source, NativeResolver())
     function.ensure_defined()

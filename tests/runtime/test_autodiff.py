@@ -10,8 +10,9 @@ leave its node outside, and autograd would still get the gradient right; this is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any
 
 import pytest
 import torch
@@ -230,7 +231,7 @@ def chunk_piece_unused(a):
     return x.tanh() * 2
 
 
-def optional_bias(x, w, b: Optional[torch.Tensor]):
+def optional_bias(x, w, b: torch.Tensor | None):
     return F.linear(x, w, b).tanh() * 2
 
 

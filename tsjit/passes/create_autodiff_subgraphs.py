@@ -6,19 +6,21 @@ prim::DifferentiableGraph whose Subgraph holds the nodes (the constants they rea
 values read after it. The executor then splits each subgraph into a forward and a backward graph
 (runtime/autodiff.py), and runs it with runtime/differentiable_graph_op.py:
 
-    %t : Tensor = aten::mul(%x, %y)                   %z : Tensor = prim::DifferentiableGraph_0(%x, %y)
-    %z : Tensor = aten::tanh(%t)             ->       with prim::DifferentiableGraph_0 = graph(%x : Tensor, %y : Tensor):
-    %n : int = aten::dim(%z)                            %t : Tensor = aten::mul(%x, %y)
-                                                        %z : Tensor = aten::tanh(%t)
-                                                        return (%z)
+    %t : Tensor = aten::mul(%x, %y)          %z : Tensor = prim::DifferentiableGraph_0(%x, %y)
+    %z : Tensor = aten::tanh(%t)      ->     %n : int = aten::dim(%z)
+    %n : int = aten::dim(%z)                 with prim::DifferentiableGraph_0 = graph(%x : Tensor, %y : Tensor):
+                                               %t : Tensor = aten::mul(%x, %y)
+                                               %z : Tensor = aten::tanh(%t)
+                                               return (%z)
 
-Walking each block backwards, a differentiable node not yet grouped that reads a value which may require grad
-(a tensor input not typed `requires_grad=0`, a tensor read from a module attribute, or a result computed from
-one) starts a group, which pulls in the differentiable producers of its inputs (same block), one at a time, while a producer can move down to just
-before the group (AliasDb: nothing in between reads its results or writes what it reads). Nodes without a
-formula (aten::size, list construction, an operator autograd must run) stay outside, their results inputs of
-the group. Entering a DifferentiableGraph costs an autograd.Function call, so only groups of at least
-`min_graph_size` operators are kept (2, as TorchScript's profiling executor); smaller ones are left as they are.
+Walking each block backwards, a differentiable node not yet grouped that reads a value which may require grad (a
+tensor input not typed `requires_grad=0`, a tensor read from a module attribute, or a result computed from one)
+starts a group, which pulls in the differentiable producers of its inputs (same block), one at a time, while a
+producer can move down to just before the group (AliasDb: nothing in between reads its results or writes what it
+reads). Nodes without a formula (aten::size, list construction, an operator autograd must run) stay outside, their
+results inputs of the group. Entering a DifferentiableGraph costs an autograd.Function call, so only groups of at
+least `min_graph_size` operators are kept (2, as TorchScript's profiling executor); smaller ones are left as they
+are.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from tsjit.ir.alias_analysis import AliasDb
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import prim
 from tsjit.ir.types import ListType, OptionalType, TensorType, TupleType, Type
-from tsjit.passes.graph_fuser import create_fusion_group
+from tsjit.passes.graph_fuser import create_fusion_group, in_block, later_first
 
 DEFAULT_MIN_GRAPH_SIZE = 2
 
@@ -94,7 +96,7 @@ class _SubgraphSlicer:
         """The group's producers in its block, the latest first."""
         members, block = set(group), group[0].owning_block
         found = {v.node for n in group for v in n.inputs if v.node.owning_block is block and v.node not in members}
-        return sorted(found, key=functools.cmp_to_key(lambda a, b: 1 if a.is_before(b) else -1))
+        return sorted(found, key=functools.cmp_to_key(later_first))
 
     def can_pull(self, producer: Node, group: list[Node]) -> bool:
         if producer in self.grouped or producer.kind is prim.Constant or not self.differentiable(producer):
@@ -102,10 +104,8 @@ class _SubgraphSlicer:
         first = group[0]
         for value in producer.outputs:  # nothing between the producer and the group reads its results
             for use in value.uses:
-                user = use.user
-                while user.owning_block is not first.owning_block:
-                    user = user.owning_block.owning_node
-                if user is not first and user.is_before(first):
+                user = in_block(use.user, first.owning_block)
+                if user is None or (user is not first and user.is_before(first)):
                     return False
         return not any(self.alias_db.writes_to_alias(node, producer.inputs) for node in _between(producer, first))
 

@@ -206,7 +206,7 @@ class _Fuser:
         members = set(group)
         producers = self.producers_of(group[0], members)
         while len(group) < MAX_GROUP_SIZE:
-            producer = next((p for p in sorted(producers, key=functools.cmp_to_key(_later_first))
+            producer = next((p for p in sorted(producers, key=functools.cmp_to_key(later_first))
                              if self.can_pull(p, group, members, dtype)), None)
             if producer is None or not log.opt_allowed():
                 return
@@ -232,7 +232,7 @@ class _Fuser:
         read_after = False
         for value in producer.outputs:  # no reader between the producer and the group
             for use in value.uses:
-                user = _in_block(use.user, first.owning_block)
+                user = in_block(use.user, first.owning_block)
                 if user is None or (user is not first and user.is_before(first)):
                     return False
                 read_after = read_after or user not in members
@@ -265,11 +265,11 @@ def _feeds_chunk(node: Node, members: set[Node]) -> bool:
     return any(user.kind is prim.ConstantChunk or _feeds_chunk(user, members) for user in users)
 
 
-def _later_first(a: Node, b: Node) -> int:
+def later_first(a: Node, b: Node) -> int:
     return 1 if a.is_before(b) else -1
 
 
-def _in_block(node: Node, block: Block | None) -> Node | None:
+def in_block(node: Node, block: Block | None) -> Node | None:
     """`node`, or the node of `block` that contains it in a nested block (None if none does)."""
     current: Node | None = node
     while current is not None and current.owning_block is not block:

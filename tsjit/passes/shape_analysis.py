@@ -595,7 +595,8 @@ def _visit_constant_chunk(self: _Propagator, node: Node) -> None:
     """prim::ConstantChunk: pieces of the input's dtype, device and rank (the chunked dimension's size unknown)."""
     source = node.input().type
     piece = None
-    if isinstance(source, T.TensorType) and source.sizes is not None and -source.rank <= node.i("dim") < source.rank:
+    rank = source.rank if isinstance(source, T.TensorType) else None
+    if isinstance(source, T.TensorType) and source.sizes is not None and rank and -rank <= node.i("dim") < rank:
         sizes = list(source.sizes)
         sizes[node.i("dim")] = None
         piece = source.with_sizes(sizes).with_requires_grad(None)

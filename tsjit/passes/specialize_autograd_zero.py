@@ -142,16 +142,13 @@ class _Specializer:
         condition = node.inputs[0]
         if condition.node.kind is not prim.Constant or not log.opt_allowed():
             return False
-        before, after = node.prev, node.next
         taken = 0 if constant_value(condition.node) else 1
+        inlined = list(node.blocks[taken].nodes())
         log.graph_update(f"the If on %{condition.debug_name} always takes block{taken}")
         inline_if_branch(node, taken)
         self.changed = True
-        inlined = before.next
-        while inlined is not after:
-            following = inlined.next
-            self.visit(inlined)
-            inlined = following
+        for inner in inlined:
+            self.visit(inner)
         return True
 
     def grad_sum_to_size(self, node: Node) -> bool:

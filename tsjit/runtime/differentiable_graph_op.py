@@ -15,7 +15,8 @@ connected to the autograd graph again.
 
 The gradient is packed on the node as TorchScript's packGradient does: `Subgraph` is f, `ReverseSubgraph` is
 df, with the index lists of autodiff.Gradient as int-list attributes; a node with only a Subgraph (IR text, a
-graph from elsewhere) is differentiated when its Operation is built.
+graph from elsewhere) is differentiated when its Operation is built. Called with grad mode off or no input
+requiring grad, the op runs f alone.
 """
 
 from __future__ import annotations
@@ -30,13 +31,16 @@ from tsjit.runtime.autodiff import Gradient, differentiate, unpack_gradient
 from tsjit.runtime.graph_executor import GraphExecutor
 from tsjit.runtime.operations import Operation
 
+
 def differentiable_graph_operation(node: Node) -> Operation:
     """The Operation of a prim::DifferentiableGraph node."""
     gradient = unpack_gradient(node)
-    packed = gradient is not None
-    if gradient is None:
-        gradient = differentiate(node.g("Subgraph"))
-    return DifferentiableGraphOp(gradient, optimize_f=not packed)
+    if gradient is not None:
+        return DifferentiableGraphOp(gradient, optimize_f=False)
+    subgraph = node.g("Subgraph").copy()
+    while len(subgraph.outputs) > len(node.outputs):  # values a split graph kept for a backward that is not here
+        subgraph.erase_output(len(subgraph.outputs) - 1)
+    return DifferentiableGraphOp(differentiate(subgraph), optimize_f=True)
 
 
 class DifferentiableGraphOp:
@@ -49,8 +53,11 @@ class DifferentiableGraphOp:
         self.vjp_outputs = frozenset(gradient.df_input_vjps)
 
     def __call__(self, *inputs: Any) -> Any:
-        outputs = _DifferentiableFunction.apply(self, *inputs)
         real = self.gradient.f_real_outputs
+        if torch.is_grad_enabled() and any(isinstance(v, torch.Tensor) and v.requires_grad for v in inputs):
+            outputs = _DifferentiableFunction.apply(self, *inputs)
+        else:  # nothing to differentiate: f alone
+            outputs = self.run_f(inputs)
         return outputs[0] if real == 1 else tuple(outputs[:real])
 
     def run_f(self, inputs: Sequence[Any]) -> list[Any]:

@@ -347,7 +347,7 @@ def _raiser(error: Exception) -> Callable[[], Any]:
 def _call_operation(node: Node) -> Callable[..., Any]:
     """The Operation of a call node (prim::CallFunction, prim::CallMethod, subgraph nodes): the callee's plan
     runs on its own executor, a Python callee is just called; the result has the node's number of outputs (a
-    DifferentiableGraph's subgraph returns extra values after them)."""
+    subgraph may return extra values after them)."""
     find, count = callee_finder(node), len(node.outputs)
 
     def operation(*values):

@@ -40,8 +40,8 @@ from tsjit.passes.check_strict_fusion import check_strict_fusion
 from tsjit.passes.common_subexpression_elimination import eliminate_common_subexpression
 from tsjit.passes.constant_pooling import constant_pooling
 from tsjit.passes.constant_propagation import constant_propagation_immutable_types
-from tsjit.passes.dead_code_elimination import eliminate_dead_code
 from tsjit.passes.create_autodiff_subgraphs import create_autodiff_subgraphs
+from tsjit.passes.dead_code_elimination import eliminate_dead_code
 from tsjit.passes.graph_fuser import constant_chunks, fuse_graph
 from tsjit.passes.loop_invariant_code_motion import loop_invariant_code_motion
 from tsjit.passes.loop_unrolling import unroll_loops

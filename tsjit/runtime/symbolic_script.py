@@ -22,8 +22,9 @@ A formula's parameters are the schema's arguments in order (keyword-only ones in
 are its arguments. Gradients of broadcast operands are summed back to the operand's size with
 `_grad_sum_to_size`, to a size the forward captures as `_size_if_not_equal(self.size(), result.size())`: None
 when nothing was broadcast, which the backward graph's executor specializes on (the input typed NoneType), so
-that the sum disappears and the elementwise backward fuses. Where ATen has a backward operator (convolution, pooling, layer_norm), the formula calls
-it. prim::ConstantChunk has no schema; autodiff.py writes its gradient (a cat of the pieces' gradients).
+that the sum disappears and the elementwise backward fuses. Where ATen has a backward operator (convolution,
+pooling, layer_norm), the formula calls it. prim::ConstantChunk has no schema; autodiff.py writes its gradient
+(a cat of the pieces' gradients).
 """
 
 from __future__ import annotations

@@ -94,14 +94,16 @@ def bench_fork(rounds: int) -> None:
            times, "tsjit serial")
 
 
-def bench_variants(title: str, variants: dict[str, Callable], args: tuple, number: int, rounds: int) -> None:
-    """Check every variant against eager, then time them in the steady state: once the fused kernels that the
-    first calls started compiling in the background are ready (with a cold kernel cache, the rounds would
-    otherwise time the interpreted fallback that runs meanwhile)."""
+def bench_variants(title: str, variants: dict[str, Callable], args: tuple, number: int, rounds: int,
+                   tolerance: dict[str, float] | None = None) -> None:
+    """Check every variant against eager (`tolerance`: assert_close's rtol and atol, if not its defaults), then
+    time them in the steady state: once the fused kernels that the first calls started compiling in the
+    background are ready (with a cold kernel cache, the rounds would otherwise time the interpreted fallback that
+    runs meanwhile)."""
     variants = selected(variants)
     expected = variants["eager"](*args)
     for run in variants.values():
-        torch.testing.assert_close(run(*args), expected)
+        torch.testing.assert_close(run(*args), expected, **(tolerance or {}))
     wait_for_kernels()
     times = best_time({name: (lambda run=run: run(*args)) for name, run in variants.items()}, number=number,
                       rounds=rounds)
@@ -153,6 +155,10 @@ def bench_encoder(rounds: int) -> None:
                    programs.module_variants(programs.encoder_module), (torch.randn(5, 3, 16),), 100, rounds)
 
 
+# float32 gradients through 32 recurrent steps: fused kernels round differently from eager's, by ~1e-4 at most
+TRAINING_TOLERANCE = {"rtol": 1e-3, "atol": 1e-4}
+
+
 def _training_lstm(steps: int | None) -> tuple[dict, tuple]:
     x, hx, cx, *parameters = lstm_arguments(1, 64, 64, steps)
     parameters = tuple(p.requires_grad_() for p in parameters)
@@ -169,7 +175,7 @@ def bench_train_lstm_cell(rounds: int) -> None:
 def bench_train_lstm32(rounds: int) -> None:
     variants, args = _training_lstm(32)
     bench_variants("train_lstm32: forward + backward over 32 steps, batch 1, 64 -> 64 (target: tsjit script <= "
-                   "0.8x eager, <= torch.jit)", variants, args, 10, rounds)
+                   "0.8x eager, <= torch.jit)", variants, args, 10, rounds, TRAINING_TOLERANCE)
 
 
 def bench_train_mlp(rounds: int) -> None:

@@ -21,6 +21,16 @@ import torch.nn.functional as F
 import tsjit
 from tsjit.ir.graph import Graph
 from tsjit.runtime.autodiff import unpack_gradient
+from tsjit.runtime.graph_executor import set_autodiff_subgraph_inlining
+
+
+@pytest.fixture(autouse=True)
+def every_formula_runs():
+    """DifferentiableGraphs that fuse nothing stay (the executor inlines them by default), so that each program
+    runs its formulas (torch.jit's tests call `_debug_set_autodiff_subgraph_inlining(False)` for this)."""
+    set_autodiff_subgraph_inlining(False)
+    yield
+    set_autodiff_subgraph_inlining(True)
 
 
 def _double(*shape: int, positive: bool = False) -> torch.Tensor:
@@ -313,6 +323,14 @@ PROGRAMS = [
 
 def _id(program: Program) -> str:
     return program.fn.__name__
+
+
+def test_groups_that_fuse_nothing_are_inlined_by_default() -> None:
+    set_autodiff_subgraph_inlining(True)
+    inputs = (_double(4, 6), _double(8, 6), _double(8), _double(3, 8), _double(3))
+    assert not differentiable_graphs(tsjit.script(mlp).graph_for(*inputs))
+    cell_inputs = PROGRAMS[0].inputs()
+    assert differentiable_graphs(tsjit.script(lstm_cell).graph_for(*cell_inputs))
 
 
 def differentiable_graphs(graph: Graph) -> list:

@@ -33,6 +33,7 @@ from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import prim
 from tsjit.ir.types import ListType, OptionalType, TensorType, TupleType, Type
 from tsjit.passes.graph_fuser import create_fusion_group, in_block, later_first
+from tsjit.passes.inliner import insert_graph
 
 DEFAULT_MIN_GRAPH_SIZE = 2
 
@@ -51,6 +52,18 @@ def create_autodiff_subgraphs(graph: Graph, min_graph_size: int = DEFAULT_MIN_GR
             log.graph_update(f"{', '.join(str(n.kind) for n in group)} into a {subgraph.kind}")
             changed = True
     return changed
+
+
+def inline_autodiff_subgraph(node: Node) -> None:
+    """Replace a prim::DifferentiableGraph node by the nodes of its Subgraph (TorchScript's
+    InlineAutodiffSubgraphs, for a group not worth entering)."""
+    graph = node.owning_graph
+    with graph.insert_point_guard(node):
+        outputs = insert_graph(graph, node.g("Subgraph"), list(node.inputs))
+    for old, new in zip(node.outputs, outputs):
+        old.replace_all_uses_with(new)
+    log.graph_update(f"inlined a {node.kind} of {len(list(node.g('Subgraph').nodes()))} nodes")
+    node.destroy()
 
 
 @functools.cache

@@ -40,7 +40,7 @@ from tsjit.passes.check_strict_fusion import check_strict_fusion
 from tsjit.passes.common_subexpression_elimination import eliminate_common_subexpression
 from tsjit.passes.constant_pooling import constant_pooling
 from tsjit.passes.constant_propagation import constant_propagation_immutable_types
-from tsjit.passes.create_autodiff_subgraphs import create_autodiff_subgraphs
+from tsjit.passes.create_autodiff_subgraphs import create_autodiff_subgraphs, inline_autodiff_subgraph
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
 from tsjit.passes.graph_fuser import constant_chunks, fuse_graph
 from tsjit.passes.loop_invariant_code_motion import loop_invariant_code_motion
@@ -230,8 +230,10 @@ def run_derivative_splitting(graph: Graph) -> bool:
     """For a graph that needs gradients (seed: "Derivate Splitting"): runs of nodes with gradient formulas become
     prim::DifferentiableGraph nodes (passes/create_autodiff_subgraphs.py); each is split into its forward graph
     f and backward graph df (runtime/autodiff.py), f optimized as a graph that needs no gradient (its inputs are
-    detached when it runs: fused), and the pair packed on the node for runtime/differentiable_graph_op.py. The
-    nodes left outside run with autograd, op by op."""
+    detached when it runs: fused), and the pair packed on the node for runtime/differentiable_graph_op.py. A
+    group whose f fuses nothing is inlined back (TorchScript's InlineAutodiffSubgraphs; see
+    set_autodiff_subgraph_inlining): with no kernel to gain, autograd's own nodes run its ops faster than the
+    autograd.Function and df would. The nodes left outside run with autograd, op by op."""
     if not needs_gradient(graph):
         return False
     constant_chunks(graph)  # gates.chunk(4, 1) unpacked at once: a prim::ConstantChunk, which has a gradient
@@ -245,8 +247,21 @@ def run_derivative_splitting(graph: Graph) -> bool:
         for stage in (run_inference_passes, run_derivative_preserving_optimizations,
                       run_post_derivative_optimizations):
             stage(gradient.f)
-        pack_gradient(node, gradient)
+        if _AUTODIFF_SUBGRAPH_INLINING[0] and not any(n.kind is prim.FusionGroup for n in gradient.f.nodes()):
+            inline_autodiff_subgraph(node)
+        else:
+            pack_gradient(node, gradient)
     return True
+
+
+_AUTODIFF_SUBGRAPH_INLINING = [True]
+
+
+def set_autodiff_subgraph_inlining(enabled: bool) -> None:
+    """Whether DifferentiableGraphs whose forward graph fuses nothing are inlined back (on by default); tests of
+    the gradient formulas turn it off so that every formula runs (torch.jit's
+    `_debug_set_autodiff_subgraph_inlining`). Applies to plans compiled afterwards."""
+    _AUTODIFF_SUBGRAPH_INLINING[0] = enabled
 
 
 def needs_gradient(graph: Graph) -> bool:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import importlib
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -48,6 +49,9 @@ from tsjit.ops.registry import Operator
 
 Operation = Callable[..., Any]
 OperationFactory = Callable[[Node], Operation]
+# The graphs being profiled (runtime/profiling_record.py), each with the factory of its prim::profile nodes'
+# Operations, which record what they see; the prim::profile nodes of any other graph pass their inputs through.
+PROFILED_GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class CompiledOperation(NamedTuple):
@@ -371,6 +375,9 @@ def _profile(node: Node) -> Operation:
 
         %13 : Tensor = prim::profile[profiled_type=Float(4, 4, ...), seen_none=0](%4)
     """
+    recorder = PROFILED_GRAPHS.get(node.graph)
+    if recorder is not None and node.kind is prim.profile:
+        return recorder(node)
     if not node.inputs:
         return lambda: None
     return (lambda value: value) if len(node.inputs) == 1 else (lambda *values: values)

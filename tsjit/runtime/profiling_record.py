@@ -26,6 +26,7 @@ into value types for the optimizing passes (TorchScript's RemoveProfileNodesAndS
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any
 
 import torch
@@ -49,7 +50,7 @@ class ProfilingRecord:
         instrument_block(graph.block)
         with graph.insert_point_guard(graph.return_node):
             graph.insert_node(graph.create(prim.profile, (), 0))
-        PROFILED_GRAPHS[graph] = self.operation
+        PROFILED_GRAPHS[graph] = weakref.WeakMethod(self.operation)
 
     def ready(self) -> bool:
         """Whether the profiled runs are done, so that the optimized graph can be built."""

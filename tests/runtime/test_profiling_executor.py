@@ -201,3 +201,16 @@ def test_guards_of_chained_groups_are_eliminated_and_coalesced():
     for shape in ((5, 3), (4, 3)):
         x, y = torch.randn(shape), torch.randn(shape)
         torch.testing.assert_close(scripted(x, y), two_groups(x, y))
+
+
+def test_a_static_group_plans_the_launch_for_the_profiled_sizes_with_its_kernel(monkeypatch):
+    from tsjit.codegen import launch
+
+    planned, real = [], launch.LaunchPlanner.__call__
+    monkeypatch.setattr(launch.LaunchPlanner, "__call__", lambda self, layout: (planned.append(layout),
+                                                                               real(self, layout))[1])
+    scripted = tsjit.script(fresh_pointwise())
+    x, y = torch.randn(4, 3), torch.randn(1, 3)  # a broadcast
+    for _ in range(4):
+        torch.testing.assert_close(scripted(x, y), pointwise(x, y))
+    assert planned == [((4, 3), (3, 1), (1, 3), (3, 1))]  # when the plan was built, not by the calls

@@ -150,7 +150,8 @@ EXITING = textwrap.dedent("""
         return torch.tanh(x * 0.5 + 1.0)
 
     x = torch.rand(8)
-    torch.testing.assert_close(f(x), torch.tanh(x * 0.5 + 1.0))  # interpreted while the kernel compiles
+    for _ in range(2):  # the profiling executor's first call profiles; the second is interpreted while it compiles
+        torch.testing.assert_close(f(x), torch.tanh(x * 0.5 + 1.0))
 """)
 
 

@@ -99,10 +99,11 @@ class _Recorder:
 
 def instrument_block(block: Block) -> None:
     """A prim::profile in front of every use of a tensor-typed value by a node of `block` (and its blocks) and
-    by its return."""
+    by its return. Constants are left alone: their types are known, and a traced Python number (a wrapped-number
+    tensor constant) must stay a constant to promote as a number."""
     for node in [*block.nodes(), block.return_node]:
         for offset, value in enumerate(node.inputs):
-            if isinstance(value.type, TensorType):
+            if isinstance(value.type, TensorType) and value.node.kind is not prim.Constant:
                 _profile_use(node, offset, value)
         for inner in node.blocks:
             instrument_block(inner)

@@ -12,6 +12,8 @@ The public API is named like torch.jit. Parts load on first use, so `import tsji
     tsjit.run_graph(graph, *args)             # run any graph with the interpreter
     tsjit.register_operator(schema, fn)       # open operator registration
     tsjit.fork(fn, *args) / tsjit.wait(fut)   # asynchronous calls (a torch.futures.Future: `.then` works)
+    tsjit.set_fusion_strategy([("STATIC", 2), ("DYNAMIC", 10)]) / tsjit.last_executed_optimized_graph()
+    tsjit._jit_set_profiling_executor(False)  # new executors are the simple one (TSJIT_PROFILING_EXECUTOR=0)
     with tsjit.fuser("none"), tsjit.optimized_execution(False): ...   # the executor's switches
 
 docs/torch_jit_api.md lists every public name of torch.jit and tsjit's status for it. TSJIT=0 (or PYTORCH_JIT=0)
@@ -82,6 +84,9 @@ _LAZY = {
     "run_frozen_optimizations": "tsjit.api.freeze",
     "script_method": "tsjit.api.module", "Attribute": "tsjit.api.module", "isinstance": "tsjit.api.type_checks",
     "export_opnames": "tsjit.api.archive",
+    **dict.fromkeys(["set_fusion_strategy", "last_executed_optimized_graph", "_jit_set_profiling_executor",
+                     "_jit_set_profiling_mode", "_jit_set_num_profiled_runs"],
+                    "tsjit.runtime.profiling_graph_executor"),
 }
 
 __all__ = ["Block", "Graph", "Node", "TsjitError", "Use", "Value", *_LAZY]

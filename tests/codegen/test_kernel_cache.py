@@ -118,7 +118,8 @@ PROCESS = textwrap.dedent("""
     SOURCE = "def cell(x, y):\\n    return torch.tanh(x * 0.25 + y) * torch.sigmoid(y) - 3.5\\n"
     scripted = tsjit.CompilationUnit(SOURCE).cell
     x, y = torch.randn(5), torch.randn(5)
-    torch.testing.assert_close(scripted(x, y), torch.tanh(x * 0.25 + y) * torch.sigmoid(y) - 3.5)
+    for _ in range(2):  # the profiling executor's first call profiles, the second runs the kernel
+        torch.testing.assert_close(scripted(x, y), torch.tanh(x * 0.25 + y) * torch.sigmoid(y) - 3.5)
     assert not fallbacks, "the kernel should have run"
     print(sum(1 for _ in __import__("pathlib").Path(compiler.cache_dir()).glob("*.so")))
 """)
@@ -149,7 +150,8 @@ EXITING = textwrap.dedent("""
         return torch.tanh(x * 0.5 + 1.0)
 
     x = torch.rand(8)
-    torch.testing.assert_close(f(x), torch.tanh(x * 0.5 + 1.0))  # interpreted while the kernel compiles
+    for _ in range(2):  # the profiling executor's first call profiles; the second is interpreted while it compiles
+        torch.testing.assert_close(f(x), torch.tanh(x * 0.5 + 1.0))
 """)
 
 

@@ -21,6 +21,12 @@ def fusion_groups(graph) -> list:
     return [n for n in graph.all_nodes() if n.kind is prim.FusionGroup]
 
 
+def guarded_block(graph):
+    """The block the graph's guard (prim::TypeCheck, then prim::If) runs when the check passes."""
+    (branch,) = [n for n in graph.nodes() if n.kind is prim.If]
+    return branch.blocks[0]
+
+
 def gelu_like(x, y, scale: float):
     inner = torch.tanh(0.79788456 * (x + 0.044715 * x * x * x)) * scale
     return 0.5 * x * (1 + inner) - torch.sigmoid(y) / 3
@@ -69,8 +75,9 @@ def test_scripted_chains_fuse_and_match_eager(dtype, shape) -> None:
 def test_the_benchmark_chain_is_one_kernel() -> None:
     scripted = tsjit.CompilationUnit(long_chain_source()).chain
     x, y = torch.randn(4), torch.randn(4)
-    graph = scripted.graph_for(x, y)
-    assert [str(n.kind) for n in graph.nodes()] == ["prim::FusionGroup"]
+    graph = scripted.graph_for(x, y)  # the profiling executor's: the kernel behind a check of the profiled types
+    assert [str(n.kind) for n in graph.nodes()] == ["prim::TypeCheck", "prim::If"]
+    assert [str(n.kind) for n in guarded_block(graph).nodes()] == ["prim::FusionGroup"]
     for _ in range(3):
         x, y = torch.randn(4), torch.randn(4)
         torch.testing.assert_close(scripted(x, y), long_chain(x, y))
@@ -190,7 +197,8 @@ def test_the_lstm_cell_after_its_matmuls_is_one_kernel(fallbacks) -> None:
     with torch.no_grad():
         graph = scripted.graph_for(*lstm_inputs(3, 10, 20))
         assert [str(n.kind) for n in graph.nodes() if n.kind is not prim.Constant] == [
-            "aten::t", "aten::mm", "aten::t", "aten::mm", "prim::FusionGroup", "prim::TupleConstruct"]
+            "aten::t", "aten::mm", "aten::t", "aten::mm", "prim::TypeCheck", "prim::If", "prim::TupleConstruct"]
+        assert [str(n.kind) for n in guarded_block(graph).nodes()] == ["prim::FusionGroup"]
         (group,) = fusion_groups(graph)
         assert [str(n.kind) for n in group.g("Subgraph").nodes() if n.kind is not prim.Constant] == [
             "aten::add", "aten::add", "aten::add", "prim::ConstantChunk", "aten::sigmoid", "aten::sigmoid",
@@ -236,6 +244,7 @@ def test_kernels_compile_in_the_background_and_replace_the_subgraph(monkeypatch,
     calls = count_fallbacks(monkeypatch)
     scripted = tsjit.CompilationUnit(SMALL_CHAIN).chain  # a new function: no plan, no kernel yet
     x, y = torch.randn(6), torch.randn(6)
+    torch.testing.assert_close(scripted(x, y), small_chain(x, y))  # the profiling run: nothing fused yet
     for _ in range(2):  # while the kernel compiles, the calls run the subgraph and do not wait
         torch.testing.assert_close(scripted(x, y), small_chain(x, y))
     assert started.wait(120) and len(calls) == 2

@@ -51,7 +51,8 @@ def test_each_node_dispatches_to_its_exact_overload(monkeypatch) -> None:
           return (%c)"""))
     x, y = torch.ones(2), torch.full((2,), 3.0)
     function = Function("f", graph)
-    function(x, y)  # compiles the plan outside the recorder
+    function(x, y)  # the profiling run, then the optimized plan compiled, outside the recorder
+    function(x, y)
     recorder = RecordDispatches()
     with recorder:
         result = function(x, y)

@@ -149,10 +149,10 @@ class ScriptFunction:
         return function_code(self)
 
     def graph_for(self, *args: Any, **kwargs: Any) -> Graph:
-        """The graph the executor runs for these arguments: specialized to their ArgumentSpec (torch.jit's
-        `graph_for`)."""
+        """The graph the executor runs for these arguments: specialized to their ArgumentSpec, and for the
+        profiling executor optimized with what running on them showed (torch.jit's `graph_for`)."""
         inputs = bind_arguments(self.schema, args, kwargs)
-        return self._runtime_function().executor.get_plan(inputs).graph
+        return self._runtime_function().executor.graph_for(inputs)
 
     def _runtime_function(self):
         return runtime_function(self.graph_function)

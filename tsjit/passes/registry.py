@@ -75,6 +75,11 @@ _TABLE = (
      "runs of elementwise float operators grouped into prim::FusionGroup nodes (one compiled kernel each)"),
     ("check_strict_fusion", f"{_PASSES}.check_strict_fusion",
      "refuses a `with strict_fusion():` block holding anything but prim::FusionGroup nodes; never changes the graph"),
+    # the profiling executor's, after fusion (tsjit/runtime/profiling_graph_executor.py)
+    ("insert_type_guards", f"{_PASSES}.insert_type_guards",
+     "each prim::FusionGroup behind a prim::TypeCheck of its inputs' types, with a prim::FallbackGraph"),
+    ("guard_elimination", f"{_PASSES}.guard_elimination",
+     "prim::TypeCheck inputs other checks imply removed; checks moved to their definitions and coalesced"),
     # freezing (tsjit/passes/freeze_module.py, frozen_graph_optimizations.py)
     ("unroll_constant_loops", f"{_PASSES}.loop_unrolling",
      "small counted loops with a constant trip count replaced by copies of their body"),

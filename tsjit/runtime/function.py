@@ -1,4 +1,4 @@
-"""Function: a named Graph and the GraphExecutor that runs it (C++ GraphFunction; seed: "Method").
+"""Function: a named Graph and the graph executor that runs it (C++ GraphFunction; seed: "Method").
 
 Methods are Functions whose graph takes the object as first input, listed in the object's ClassType
 (`type.methods`) and bound to an object as a Method (tsjit.ir.objects). The user-facing classes (ScriptFunction,
@@ -13,17 +13,20 @@ from typing import Any
 
 from tsjit.ir.graph import Graph
 from tsjit.runtime.futures import Future
-from tsjit.runtime.graph_executor import GraphExecutor
+from tsjit.runtime.profiling_graph_executor import make_graph_executor
 
 
 class Function:
-    """A named graph and its executor; calling it runs the graph, from any number of threads at once."""
+    """A named graph and its executor; calling it runs the graph, from any number of threads at once.
 
-    def __init__(self, name: str, graph: Graph, optimize: bool = True):
+    The executor is the profiling executor unless the switches ask for the simple one
+    (profiling_graph_executor.make_graph_executor); `remaining_depth` is a fallback graph's (see there)."""
+
+    def __init__(self, name: str, graph: Graph, optimize: bool = True, remaining_depth: int | None = None):
         self.name = name
         self.qualname = name
         self.graph = graph
-        self.executor = GraphExecutor(graph, optimize)
+        self.executor = make_graph_executor(graph, optimize, remaining_depth)
 
     def __call__(self, *args: Any) -> Any:
         return self.executor.run(args)

@@ -46,6 +46,7 @@ from tsjit.codegen.compiler import find_compiler, load_kernel
 from tsjit.codegen.launch import Launch, LaunchPlanner
 from tsjit.frontend.torch_tracing_flags import torch_jit_is_tracing
 from tsjit.ir.graph import Graph, Node
+from tsjit.ir.types import TensorType
 from tsjit.runtime.interpreter import Code, InterpreterState
 from tsjit.runtime.operations import Operation
 
@@ -68,7 +69,7 @@ def fusion_group_operation(node: Node) -> Operation:
     except NotFusible as error:
         log.graph_update(f"interpreting a FusionGroup subgraph: {error}")
         return fallback
-    return _guarded(kernel, _LazyKernel(kernel), planner, fallback)
+    return _guarded(kernel, _LazyKernel(kernel), planner, fallback, _profiled_layout(kernel, subgraph))
 
 
 def interpreted(subgraph: Graph) -> Operation:
@@ -132,7 +133,8 @@ class _LazyKernel:
         self.loaded = True
 
 
-def _guarded(kernel: Kernel, lazy: _LazyKernel, planner: LaunchPlanner, fallback: Operation) -> Operation:
+def _guarded(kernel: Kernel, lazy: _LazyKernel, planner: LaunchPlanner, fallback: Operation,
+             profiled: tuple | None = None) -> Operation:
     """The kernel's Operation. Its C function takes the element range [begin, end), the address of the launch's
     geometry (sizes, then every tensor input's strides, as an int64 array made once per launch), the subgraph's
     inputs (tensors as data pointers, scalars by value) and the output pointers.
@@ -152,6 +154,9 @@ def _guarded(kernel: Kernel, lazy: _LazyKernel, planner: LaunchPlanner, fallback
         launch = planner(layout)
         planned = launches[layout] = None if launch is None else _Planned(launch)
         return planned
+
+    if profiled is not None:
+        plan(profiled)
 
     def operation(*values):
         if torch_jit_is_tracing():  # its tracer sees operators, not kernels
@@ -188,6 +193,20 @@ def _guarded(kernel: Kernel, lazy: _LazyKernel, planner: LaunchPlanner, fallback
         return outputs[0] if count == 1 else tuple(outputs)
 
     return operation
+
+
+def _profiled_layout(kernel: Kernel, subgraph: Graph) -> tuple | None:
+    """The layout (shapes and strides) the subgraph's tensor inputs are typed with, when every one is known: the
+    profiling executor's groups, specialized to the profiled sizes, get that launch planned with the kernel."""
+    layout: list = []
+    for value, kind in zip(subgraph.inputs, kernel.arguments):
+        if kind in _C_ARGUMENT_TYPES:
+            continue
+        type_ = value.type
+        if not isinstance(type_, TensorType) or not type_.is_complete():
+            return None
+        layout += (tuple(type_.sizes), tuple(type_.strides))
+    return tuple(layout)
 
 
 class _Planned:

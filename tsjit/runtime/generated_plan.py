@@ -85,11 +85,13 @@ class GeneratedPlan:
         self.function = function
 
 
-def generate_plan(graph: Graph) -> GeneratedPlan | None:
-    """The graph as a Python function, or None when it must run in the interpreter (fork/wait, too deeply nested)."""
+def generate_plan(graph: Graph, executed_in: Any = None) -> GeneratedPlan | None:
+    """The graph as a Python function, or None when it must run in the interpreter (fork/wait, too deeply nested).
+    With `executed_in` (a threading.local), each run first sets its `graph` to this graph (what the profiling
+    executor's last_executed_optimized_graph reads: one attribute store per call)."""
     if interpreter_forced() or _suspends(graph.block):
         return None
-    generator = _Generator(graph)
+    generator = _Generator(graph, executed_in)
     source = "\n".join(generator.lines) + "\n"
     namespace = dict(generator.globals)
     try:
@@ -129,7 +131,7 @@ class _Generator:
     """Walks the graph once, writing one line (or one `if`/`for`/`while` header) per node, and remembers which
     node each line runs (`nodes`, indexed by line number) for plan_error."""
 
-    def __init__(self, graph: Graph):
+    def __init__(self, graph: Graph, executed_in: Any = None):
         self.last_uses = find_last_uses(graph)
         self.names: dict[Value, str] = {}
         self.taken: set[str] = set()
@@ -140,6 +142,9 @@ class _Generator:
         parameters = ", ".join(self.local(v) for v in graph.inputs)
         self.line(0, f"def plan({parameters}):")
         self.line(1, "try:")
+        if executed_in is not None:
+            self.globals.update(executed_in=executed_in, executed_graph=graph)
+            self.line(2, "executed_in.graph = executed_graph")
         self.block(graph.block, 2)
         self.line(2, f"return {self.result(graph.block.return_node.inputs)}", graph.block.return_node)
         self.line(1, "except Exception as error:")

@@ -407,6 +407,10 @@ class GraphExecutor:
         plan = self._used(self._plans_by_call_key.get(key))
         return plan if plan is not None else self._plan_for_call_key(key, inputs)
 
+    def graph_for(self, inputs: Sequence[Any]) -> Graph:
+        """The graph the executor runs for these inputs (torch.jit's `graph_for`): their plan's."""
+        return self.get_plan(inputs).graph
+
     @property
     def plans(self) -> dict[ArgumentSpec, ExecutionPlan]:
         """The cached plans by ArgumentSpec (a copy), for tests and debugging."""
@@ -421,15 +425,19 @@ class GraphExecutor:
         with self._lock, garbage_collection.paused():
             plan = self._used(self._plans.get(key))
             if plan is None:
-                graph = self.graph.copy()
-                specialize_types(graph, key[0])
-                if self.optimize and executor_options.optimization_enabled():
-                    optimize_graph(graph)
-                plan = self._plans[key] = ExecutionPlan(graph)
+                plan = self._plans[key] = self._build_plan(key[0])
                 self._plan_keys[id(plan)] = key
                 self._evict()
             self._plans_by_call_key[call_key] = plan
             return plan
+
+    def _build_plan(self, spec: ArgumentSpec) -> ExecutionPlan:
+        """A new plan: the graph copied, specialized to the spec and optimized."""
+        graph = self.graph.copy()
+        specialize_types(graph, spec)
+        if self.optimize and executor_options.optimization_enabled():
+            optimize_graph(graph)
+        return ExecutionPlan(graph)
 
     def _used(self, plan: ExecutionPlan | None) -> ExecutionPlan | None:
         """Mark a plan (if any) as the most recently used."""

@@ -270,10 +270,12 @@ class _Emitter:
 
 
 def _subgraph(node: Node):
-    """A Function running a node's `Subgraph` attribute (prim::fork, prim::TensorExprGroup, ...)."""
+    """A Function running a node's `Subgraph` attribute (prim::fork, prim::TensorExprGroup, ...); a
+    prim::FallbackGraph's with the specializations it has left (passes/insert_type_guards.py)."""
     from tsjit.runtime.function import Function  # breaks a real cycle: function -> graph_executor -> interpreter
 
-    return Function(f"{node.kind.name}_subgraph", node.g("Subgraph"))
+    depth = node.i("remaining_depth") if node.has_attribute("remaining_depth") else None
+    return Function(f"{node.kind.name}_subgraph", node.g("Subgraph"), remaining_depth=depth)
 
 
 def callee_finder(node: Node) -> Callable[[list], tuple[Any, list]]:

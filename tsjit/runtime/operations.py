@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import importlib
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -48,6 +49,10 @@ from tsjit.ops.registry import Operator
 
 Operation = Callable[..., Any]
 OperationFactory = Callable[[Node], Operation]
+# The graphs being profiled (runtime/profiling_record.py), each with a weak reference to the factory of its
+# prim::profile nodes' Operations, which record what they see; the prim::profile nodes of any other graph (or of a
+# graph whose record is gone) pass their inputs through. Weak both ways: the record holds its graph.
+PROFILED_GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class CompiledOperation(NamedTuple):
@@ -371,6 +376,10 @@ def _profile(node: Node) -> Operation:
 
         %13 : Tensor = prim::profile[profiled_type=Float(4, 4, ...), seen_none=0](%4)
     """
+    recorder = PROFILED_GRAPHS.get(node.graph)
+    factory = recorder() if recorder is not None and node.kind is prim.profile else None
+    if factory is not None:
+        return factory(node)
     if not node.inputs:
         return lambda: None
     return (lambda value: value) if len(node.inputs) == 1 else (lambda *values: values)
@@ -381,12 +390,56 @@ def _type_check(node: Node) -> Operation:
 
         %40 : Float(8, ...), %41 : Float(8, ...), %42 : bool = prim::TypeCheck[types=[Float(8, ...), ...]](%x, %y)
     """
-    expected = tuple(node.tys("types"))
+    return type_check_function(node.tys("types"))
 
-    def operation(*tensors):
-        return (*tensors, all(map(tensor_matches_type, tensors, expected)))
 
-    return operation
+def type_check_function(types: Sequence[TensorType]) -> Operation:
+    """`check(*tensors)`: the tensors, then whether each has every property its type knows (TorchScript's
+    TensorType::matchTensor; requires_grad as autograd sees it), generated as one expression (a guard runs on
+    every call of an optimized plan):
+
+        def check(x0):
+            return x0, (x0 is not None and x0.dtype is dtype0 and x0.is_cpu and x0.shape == sizes0
+                        and (x0.requires_grad is False or not is_grad_enabled()))
+    """
+    namespace: dict[str, Any] = {"is_grad_enabled": torch.is_grad_enabled}
+    tests = [_matches(f"x{k}", type_, k, namespace) for k, type_ in enumerate(types)]
+    names = "".join(f"x{k}, " for k in range(len(types)))
+    source = (f"def check({names}):\n"
+              f"    return {names}({' and '.join(tests) or 'True'})\n")
+    exec(compile(source, "<tsjit type check>", "exec"), namespace)
+    return namespace["check"]
+
+
+def _matches(name: str, type_: TensorType, k: int, namespace: dict[str, Any]) -> str:
+    """The test that tensor `name` has every property `type_` knows."""
+    if type_.undefined:
+        return f"{name} is None"
+    tests = [f"{name} is not None"]
+    if type_.dtype is not None:
+        namespace[f"dtype{k}"] = type_.dtype
+        tests.append(f"{name}.dtype is dtype{k}")
+    if type_.device is not None:
+        namespace[f"device{k}"] = type_.device
+        tests.append(f"{name}.is_cpu" if type_.device.type == "cpu" else f"{name}.device == device{k}")
+    if type_.sizes is not None:
+        tests.append(_dims_test(f"{name}.shape", type_.sizes, f"sizes{k}", namespace))
+    if type_.strides is not None:
+        tests.append(_dims_test(f"{name}.stride()", type_.strides, f"strides{k}", namespace))
+    if type_.requires_grad is True:  # autograd sees requires_grad only while grad mode is on
+        tests.append(f"{name}.requires_grad and is_grad_enabled()")
+    elif type_.requires_grad is False:
+        tests.append(f"({name}.requires_grad is False or not is_grad_enabled())")
+    return " and ".join(tests)
+
+
+def _dims_test(read: str, dims: tuple[int | None, ...], name: str, namespace: dict[str, Any]) -> str:
+    """`read` (sizes or strides) equal to `dims` where known, of their length."""
+    if None not in dims:
+        namespace[name] = tuple(dims)
+        return f"{read} == {name}"
+    known = [f"{read}[{i}] == {d}" for i, d in enumerate(dims) if d is not None]
+    return " and ".join([f"len({read}) == {len(dims)}", *known])
 
 
 def _requires_grad_check(node: Node) -> Operation:
@@ -443,22 +496,6 @@ def _get_attr(node: Node) -> Operation:
 
 
 _NOT_SET = object()
-
-
-def tensor_matches_type(tensor: torch.Tensor | None, type_: TensorType) -> bool:
-    """Whether a tensor has every property `type_` knows (TensorType::matchTensor)."""
-    if tensor is None:
-        return bool(type_.undefined)
-    requires_grad = tensor.requires_grad and torch.is_grad_enabled()
-    return (type_.dtype in (None, tensor.dtype) and type_.device in (None, tensor.device)
-            and type_.requires_grad in (None, requires_grad)
-            and _dims_match(type_.sizes, tensor.shape) and _dims_match(type_.strides, tensor.stride()))
-
-
-def _dims_match(known: tuple[int | None, ...] | None, actual: Sequence[int]) -> bool:
-    if known is None:
-        return True
-    return len(known) == len(actual) and all(k is None or k == a for k, a in zip(known, actual))
 
 
 RUNTIME_NODE_OPERATIONS: dict[Symbol, OperationFactory] = {

@@ -27,7 +27,7 @@ import re
 from collections.abc import Sequence
 
 from tsjit.errors import RuntimeTsjitError
-from tsjit.ir.graph import Node
+from tsjit.ir.graph import Node, Value
 from tsjit.ir.symbols import prim
 from tsjit.source.source_range import SourceRange
 
@@ -84,8 +84,13 @@ def enclosing_function_name(source_range) -> str | None:
 
 
 def describe_node(node: Node) -> str:
-    """One line naming a node: `%y : Tensor = aten::mul(%x, %2)` (without its blocks)."""
+    """One line naming a node: `%y : Tensor = aten::mul(%x, %2)` (without its blocks). An input a prim::profile
+    passes on (the profiling executor's first runs) is named as the value it profiles."""
     outputs = ", ".join(f"%{v.debug_name} : {v.type}" for v in node.outputs)
-    inputs = ", ".join(f"%{v.debug_name}" for v in node.inputs)
+    inputs = ", ".join(f"%{_unprofiled(v).debug_name}" for v in node.inputs)
     call = f"{node.kind}({inputs})"
     return f"{outputs} = {call}" if outputs else call
+
+
+def _unprofiled(value: Value) -> Value:
+    return value.node.input() if value.node.kind is prim.profile and value.node.inputs else value

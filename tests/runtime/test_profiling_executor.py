@@ -1,0 +1,216 @@
+"""The profiling executor: profiled first runs, then a graph fused for the profiled types behind prim::TypeCheck
+guards; a failed guard runs the fallback graph, which specializes again as the fusion strategy allows; the switch
+to the simple executor, both ways."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import tsjit
+from tsjit.ir.symbols import prim
+from tsjit.ir.types import TensorType
+from tsjit.runtime import profiling_graph_executor as pge
+from tsjit.runtime.function import Function, runtime_function
+from tsjit.runtime.graph_executor import GraphExecutor
+from tsjit.runtime.interpreter import Code, InterpreterState
+from tsjit.runtime.profiling_record import ProfilingRecord, profiled_types
+
+
+def pointwise(x, y):
+    a = torch.sigmoid(x * y + 1.0)
+    return torch.tanh(a - x) * y
+
+
+def fresh_pointwise():
+    """pointwise as a new Python function: scripting it makes a new executor (scripting one function twice
+    shares its compiled function, executor included)."""
+    def pointwise_again(x, y):
+        a = torch.sigmoid(x * y + 1.0)
+        return torch.tanh(a - x) * y
+
+    return pointwise_again
+
+
+def kinds(graph) -> list[str]:
+    return [str(n.kind) for n in graph.all_nodes()]
+
+
+@pytest.fixture
+def fallbacks(monkeypatch):
+    """The Functions of the FallbackGraph subgraphs (built by the interpreter's `_subgraph` with the plan)."""
+    from tsjit.runtime import interpreter
+
+    made, real = [], interpreter._subgraph
+
+    def recording(node):
+        function = real(node)
+        made.append(function)
+        return function
+
+    monkeypatch.setattr(interpreter, "_subgraph", recording)
+    return made
+
+
+@pytest.fixture
+def strategy():
+    previous = tsjit.set_fusion_strategy([("STATIC", 2), ("DYNAMIC", 10)])
+    yield
+    tsjit.set_fusion_strategy(previous)
+
+
+def test_new_shapes_after_warm_up_fail_the_guard_and_fall_back_correctly(strategy, fallbacks):
+    scripted = tsjit.script(fresh_pointwise())
+    x, y = torch.randn(4, 3), torch.randn(4, 3)
+    for _ in range(3):  # the profiled run, then the optimized graph
+        torch.testing.assert_close(scripted(x, y), pointwise(x, y))
+    graph = tsjit.last_executed_optimized_graph()
+    assert "prim::TypeCheck" in kinds(graph) and "prim::FusionGroup" in kinds(graph)
+    (check,) = [n for n in graph.nodes() if n.kind is prim.TypeCheck]
+    assert [t.sizes for t in check.tys("types")] == [(4, 3), (4, 3)]
+    assert not any(f.executor.plans for f in fallbacks)
+    for shape, other in (((5, 3), (5, 3)), ((4, 3), (1, 3)), ((2, 4, 3), (3,))):  # sizes, a broadcast, ranks
+        x, y = torch.randn(shape), torch.randn(other)
+        for _ in range(3):
+            torch.testing.assert_close(scripted(x, y), pointwise(x, y))
+    assert any(f.executor.plans for f in fallbacks)  # the guard failed: the fallback graph ran
+    x, y = torch.randn(4, 3), torch.randn(4, 3)
+    torch.testing.assert_close(scripted(x, y), pointwise(x, y))  # the first specialization still holds
+
+
+def test_a_fallback_specializes_to_the_new_shapes():
+    scripted = tsjit.script(fresh_pointwise())
+    x, y = torch.randn(4, 3), torch.randn(4, 3)
+    for _ in range(2):
+        scripted(x, y)
+    x, y = torch.randn(6, 2), torch.randn(6, 2)
+    for _ in range(3):  # the outer guard fails; the fallback profiles once, then fuses for (6, 2)
+        torch.testing.assert_close(scripted(x, y), pointwise(x, y))
+    inner = tsjit.last_executed_optimized_graph()  # the fallback's, which ran last
+    (check,) = [n for n in inner.nodes() if n.kind is prim.TypeCheck]
+    assert [t.sizes for t in check.tys("types")] == [(6, 2), (6, 2)]
+    assert "prim::FusionGroup" in kinds(inner)
+
+
+def test_profiles_merge_into_a_dynamic_dimension():
+    graph = tsjit.script(pointwise).graph.copy()
+    record = ProfilingRecord(graph, 2)
+    code = Code(graph)
+    for rows in (2, 5):
+        InterpreterState(code, (torch.randn(rows, 3), torch.randn(rows, 3))).run()
+    assert record.ready()
+    seen = profiled_types(graph)
+    x = graph.inputs[0]
+    assert seen[x].sizes == (None, 3) and seen[x].dtype == torch.float32 and seen[x].requires_grad is False
+    assert seen[x] == TensorType.create_from_tensor(torch.randn(2, 3)).merge(
+        TensorType.create_from_tensor(torch.randn(5, 3)))
+    assert "profiled_type=Float(*, 3" in str(graph)
+
+
+def test_the_fusion_strategy_counts_the_specializations(fallbacks):
+    previous = tsjit.set_fusion_strategy([("STATIC", 1), ("DYNAMIC", 1)])
+    try:
+        assert previous == [("STATIC", 2), ("DYNAMIC", 10)]
+        scripted = tsjit.script(fresh_pointwise())
+        behaviors = []
+        for rows in (2, 3, 4, 5):
+            x, y = torch.randn(rows, 3), torch.randn(rows, 3)
+            for _ in range(2):
+                torch.testing.assert_close(scripted(x, y), pointwise(x, y))
+            graph = tsjit.last_executed_optimized_graph()
+            checks = [n for n in graph.nodes() if n.kind is prim.TypeCheck]
+            behaviors.append(None if not checks else
+                             "STATIC" if checks[0].tys("types")[0].sizes == (rows, 3) else "DYNAMIC")
+        # 2 rows: the static specialization; 3 rows: its fallback, the dynamic one; from then on the dynamic guard
+        # (any number of rows) holds. A strategy of one static one only: the third shape runs unfused.
+        assert behaviors == ["STATIC", "DYNAMIC", "DYNAMIC", "DYNAMIC"]
+        tsjit.set_fusion_strategy([("STATIC", 1)])
+        scripted = tsjit.script(fresh_pointwise())
+        for rows in (2, 3, 4):
+            x, y = torch.randn(rows, 3), torch.randn(rows, 3)
+            for _ in range(2):
+                torch.testing.assert_close(scripted(x, y), pointwise(x, y))
+        assert "prim::FusionGroup" not in kinds(tsjit.last_executed_optimized_graph())
+        assert [f.executor.remaining_depth for f in fallbacks][-1] == 0
+    finally:
+        tsjit.set_fusion_strategy(previous)
+    with pytest.raises(tsjit.TsjitError, match="fusion strategy"):
+        tsjit.set_fusion_strategy([("SOMETIMES", 1)])
+
+
+
+def test_the_switch_works_both_ways(monkeypatch):
+    graph = tsjit.script(pointwise).graph
+    assert type(Function("f", graph.copy()).executor) is pge.ProfilingGraphExecutor
+    assert tsjit._jit_set_profiling_executor(False) is True
+    try:
+        simple = Function("f", graph.copy())
+        assert type(simple.executor) is GraphExecutor
+        x, y = torch.randn(3), torch.randn(3)
+        torch.testing.assert_close(simple(x, y), pointwise(x, y))
+        assert "prim::TypeCheck" not in kinds(simple.executor.graph_for([x, y]))
+    finally:
+        assert tsjit._jit_set_profiling_executor(True) is False
+    assert tsjit._jit_set_profiling_mode(False) is True
+    try:
+        assert type(Function("f", graph.copy()).executor) is GraphExecutor
+    finally:
+        assert tsjit._jit_set_profiling_mode(True) is False
+    assert type(Function("f", graph.copy()).executor) is pge.ProfilingGraphExecutor
+
+
+def test_the_environment_variable_picks_the_simple_executor():
+    code = ("from tsjit.runtime.function import Function; from tsjit.ir.parser import parse_ir\n"
+            "graph = parse_ir('graph(%x : Tensor):\\n  return (%x)')\n"
+            "print(type(Function('f', graph).executor).__name__)")
+    for value, expected in (("0", "GraphExecutor"), ("1", "ProfilingGraphExecutor")):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             env={**os.environ, "TSJIT_PROFILING_EXECUTOR": value}).stdout
+        assert out.strip() == expected
+
+
+def test_profiling_runs_get_no_entry_and_the_optimized_plan_does():
+    scripted = tsjit.script(fresh_pointwise())
+    x, y = torch.randn(3), torch.randn(3)
+    scripted(x, y)
+    executor = runtime_function(scripted.graph_function).executor
+    assert scripted._entry is None and "prim::profile" in kinds(next(iter(executor.plans.values())).graph)
+    scripted(x, y)
+    assert scripted._entry is not None and "prim::profile" not in kinds(next(iter(executor.plans.values())).graph)
+
+
+def test_guards_of_chained_groups_are_eliminated_and_coalesced():
+    def two_groups(x, y):
+        a = torch.relu(x * y + 2.0)
+        s = a.sum(dim=0, keepdim=True)  # not fusible: splits the groups
+        return torch.sigmoid(s * y - a)
+
+    scripted = tsjit.script(two_groups)
+    x, y = torch.randn(4, 3), torch.randn(4, 3)
+    for _ in range(2):
+        torch.testing.assert_close(scripted(x, y), two_groups(x, y))
+    graph = tsjit.last_executed_optimized_graph()
+    assert kinds(graph).count("prim::FusionGroup") == 2
+    checks = [n for n in graph.nodes() if n.kind is prim.TypeCheck]
+    # the second group reads %a (the first group's output) and the sum of it: both follow from the first check
+    assert len(checks) == 1 and sorted(v.debug_name for v in checks[0].inputs) == ["x.1", "y.1"]
+    for shape in ((5, 3), (4, 3)):
+        x, y = torch.randn(shape), torch.randn(shape)
+        torch.testing.assert_close(scripted(x, y), two_groups(x, y))
+
+
+def test_a_static_group_plans_the_launch_for_the_profiled_sizes_with_its_kernel(monkeypatch):
+    from tsjit.codegen import launch
+
+    planned, real = [], launch.LaunchPlanner.__call__
+    monkeypatch.setattr(launch.LaunchPlanner, "__call__", lambda self, layout: (planned.append(layout),
+                                                                               real(self, layout))[1])
+    scripted = tsjit.script(fresh_pointwise())
+    x, y = torch.randn(4, 3), torch.randn(1, 3)  # a broadcast
+    for _ in range(4):
+        torch.testing.assert_close(scripted(x, y), pointwise(x, y))
+    assert planned == [((4, 3), (3, 1), (1, 3), (3, 1))]  # when the plan was built, not by the calls

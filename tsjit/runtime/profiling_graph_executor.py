@@ -1,0 +1,229 @@
+"""The profiling graph executor, tsjit's default: profile the first runs, then optimize for what they saw.
+
+(seed: jit-overview.md "Profiling Programs"; TorchScript's ProfilingGraphExecutorImpl.) Calls still find their plan
+by the ArgumentSpec (graph_executor.py: dtype, rank, requires_grad and device of the inputs, tested by the plan's
+entry), which is what the optimizations before fusion rely on; a plan then goes through two phases:
+
+1. Profiling. The graph, specialized to the spec, gets the stages of the simple executor's OPTIMIZATION_PIPELINE
+   before `run_post_derivative_optimizations` (they only use what the spec guarantees: required and inference
+   passes, dead code, CSE, constant propagation, peephole, unrolling), then prim::profile nodes
+   (profiling_record.py). The first `num_profiled_runs` calls run that graph.
+2. Optimized. A copy of the profiled graph gets the recorded types (sizes, strides, requires_grad, and dtype and
+   rank where static types did not know them), the pipeline's stages from `run_post_derivative_optimizations`
+   on (fusion), then a prim::TypeCheck on the tensor inputs of each fusion group, the group behind a prim::If on
+   the check and a prim::FallbackGraph in the other branch (passes/insert_type_guards.py), guard elimination
+   (passes/guard_elimination.py), and the static types back outside the guards.
+
+A failed guard runs the fallback graph for that call: TorchScript's fallback-function route, not prim::BailOut. The
+fallback is the group's nodes before fusion, run by a profiling executor of its own with one specialization
+less to go, so that new shapes get a kernel of their own; the fusion strategy says how many specializations
+there are, and of which kind (TorchScript's FusionStrategy, `set_fusion_strategy`):
+
+    [("STATIC", 2), ("DYNAMIC", 10)]   the first two guard the profiled sizes exactly, the next ten only dtype,
+                                        device, rank and requires_grad; after twelve, the fallback is not fused.
+
+`_jit_set_profiling_executor(False)` (or TSJIT_PROFILING_EXECUTOR=0) and `_jit_set_profiling_mode(False)` make new
+executors the simple one (graph_executor.GraphExecutor: the whole pipeline on the first call of each spec).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tsjit import log
+from tsjit.errors import TsjitError
+from tsjit.ir.graph import Graph
+from tsjit.passes.guard_elimination import guard_elimination
+from tsjit.passes.insert_type_guards import insert_type_guards
+from tsjit.passes.pass_runner import run_pass
+from tsjit.runtime import executor_options, graph_executor
+from tsjit.runtime.generated_plan import generate_plan
+from tsjit.runtime.graph_executor import ArgumentSpec, ExecutionPlan, GraphExecutor, specialize_types
+from tsjit.runtime.profiling_record import ProfilingRecord, remove_profile_nodes_and_specialize_types, restore_types
+
+FusionStrategy = list[tuple[str, int]]
+FUSION_BEHAVIORS = ("STATIC", "DYNAMIC")
+_fusion_strategy: FusionStrategy = [("STATIC", 2), ("DYNAMIC", 10)]
+_modes = {"executor": os.environ.get("TSJIT_PROFILING_EXECUTOR", "1") != "0", "profiling": True}
+_num_profiled_runs = 1
+_executed = threading.local()  # `graph`: the optimized graph this thread ran last
+
+
+# ---- the switches, with torch.jit's names --------------------------------------------------------------------
+def set_fusion_strategy(strategy: Sequence[tuple[str, int]]) -> FusionStrategy:
+    """Set how many specializations of each kind a fused graph gets before its fallback stays unfused; returns
+    the previous strategy (torch.jit.set_fusion_strategy). Executors made from now on use it."""
+    global _fusion_strategy
+    checked = [(behavior, count) for behavior, count in strategy]
+    for behavior, count in checked:
+        if behavior not in FUSION_BEHAVIORS or not isinstance(count, int) or count < 0:
+            raise TsjitError(f"a fusion strategy is a list of (\"STATIC\" or \"DYNAMIC\", count >= 0), got "
+                             f"{(behavior, count)!r}")
+    previous, _fusion_strategy = _fusion_strategy, checked
+    return previous
+
+
+def _jit_set_profiling_executor(flag: bool) -> bool:
+    """Whether new executors are profiling executors (torch._C._jit_set_profiling_executor); returns the old."""
+    previous, _modes["executor"] = _modes["executor"], bool(flag)
+    return previous
+
+
+def _jit_set_profiling_mode(flag: bool) -> bool:
+    """Whether the profiling executor profiles (torch._C._jit_set_profiling_mode): without it, new executors are
+    the simple one. Returns the old setting."""
+    previous, _modes["profiling"] = _modes["profiling"], bool(flag)
+    return previous
+
+
+def _jit_set_num_profiled_runs(count: int) -> int:
+    """How many runs a new plan profiles before it is optimized (at least 1); returns the old count."""
+    global _num_profiled_runs
+    previous, _num_profiled_runs = _num_profiled_runs, max(1, int(count))
+    return previous
+
+
+def last_executed_optimized_graph() -> Graph | None:
+    """The optimized graph of the last run on this thread (torch.jit.last_executed_optimized_graph): None before
+    any plan of the profiling executor was optimized."""
+    return getattr(_executed, "graph", None)
+
+
+def make_graph_executor(graph: Graph, optimize: bool = True, remaining_depth: int | None = None) -> GraphExecutor:
+    """The executor the switches ask for: a ProfilingGraphExecutor, or the simple GraphExecutor."""
+    if _modes["executor"] and _modes["profiling"]:
+        return ProfilingGraphExecutor(graph, optimize, remaining_depth)
+    return GraphExecutor(graph, optimize)
+
+
+def fusion_behavior(remaining_depth: int, strategy: FusionStrategy) -> str:
+    """Which kind of specialization a graph with `remaining_depth` specializations to go gets: the strategy's
+    entries count down from its last one (TorchScript's getCurrentBehavior)."""
+    depth = 0
+    for behavior, count in reversed(strategy):
+        depth += count
+        if remaining_depth <= depth:
+            return behavior
+    return "STATIC"
+
+
+# ---- the executor ----------------------------------------------------------------------------------------------
+class ProfilingPlan(ExecutionPlan):
+    """A plan that runs its profiled graph until the record is ready, then its optimized graph (`optimize`)."""
+
+    __slots__ = ("record",)
+
+    def __init__(self, graph: Graph, record: ProfilingRecord | None):
+        super().__init__(graph)
+        self.record = record
+
+    def optimize(self, graph: Graph) -> None:
+        """From now on run `graph`, recording it as the last executed optimized graph of the thread."""
+        self.graph, self._code = graph, None
+        self.generated = generate_plan(graph, _executed)
+        self.run = self.generated.function if self.generated is not None else self.interpret
+        self.record = None
+
+    def interpret(self, *inputs: Any) -> Any:
+        if self.record is None:
+            _executed.graph = self.graph
+        return ExecutionPlan.interpret(self, *inputs)
+
+
+class ProfilingGraphExecutor(GraphExecutor):
+    """GraphExecutor's plans by ArgumentSpec, each profiled on its first runs and then optimized (see above).
+
+    `remaining_depth`: how many more specializations fusion may make (the fusion strategy's total by default);
+    at 0 the plan is neither profiled nor fused."""
+
+    def __init__(self, graph: Graph, optimize: bool = True, remaining_depth: int | None = None):
+        super().__init__(graph, optimize)
+        self.fusion_strategy = list(_fusion_strategy)
+        self.remaining_depth = sum(c for _, c in self.fusion_strategy) if remaining_depth is None \
+            else remaining_depth
+        self.num_profiled_runs = _num_profiled_runs
+
+    def run(self, inputs: Sequence[Any]) -> Any:
+        """As GraphExecutor.run, but a plan still profiling gets no entry: each call comes back here."""
+        plan = self.get_plan(inputs)
+        if isinstance(plan, ProfilingPlan) and plan.record is not None:
+            self.__dict__.pop("run", None)
+            return plan.run(*inputs)
+        return GraphExecutor.run(self, inputs)
+
+    _run_by_key = run  # the entries' `miss`
+
+    def entry(self, inputs: Sequence[Any], miss: Callable[[Sequence[Any]], Any]) -> Callable | None:
+        """As GraphExecutor.entry; None while the plan profiles (its callers then call `run`)."""
+        plan = self.get_plan(inputs)
+        if isinstance(plan, ProfilingPlan) and plan.record is not None:
+            return None
+        return GraphExecutor.entry(self, inputs, miss)
+
+    def get_plan(self, inputs: Sequence[Any]) -> ExecutionPlan:
+        """The plan for these inputs, optimized first if its profiled runs are done."""
+        plan = GraphExecutor.get_plan(self, inputs)
+        if isinstance(plan, ProfilingPlan) and plan.record is not None and plan.record.ready():
+            with self._lock:
+                if plan.record is not None:
+                    plan.optimize(self._optimized_graph(plan.record.profiled_graph))
+        return plan
+
+    def graph_for(self, inputs: Sequence[Any]) -> Graph:
+        """The optimized graph for these inputs: while their plan profiles, it runs on them (as torch.jit's
+        `graph_for` does)."""
+        plan = self.get_plan(inputs)
+        while isinstance(plan, ProfilingPlan) and plan.record is not None:
+            plan.run(*inputs)
+            plan = self.get_plan(inputs)
+        return plan.graph
+
+    def _build_plan(self, spec: ArgumentSpec) -> ExecutionPlan:
+        """The spec's plan, profiling (or, with no specialization left to make, optimized without fusion)."""
+        if not self.optimize or not executor_options.optimization_enabled():
+            return GraphExecutor._build_plan(self, spec)
+        graph = self.graph.copy()
+        specialize_types(graph, spec)
+        for stage in _profiling_insensitive_stages():
+            stage(graph)
+        _lint(graph)
+        if self.remaining_depth == 0:
+            plan = ProfilingPlan(graph, None)
+            plan.optimize(graph)
+            return plan
+        return ProfilingPlan(graph, ProfilingRecord(graph, self.num_profiled_runs))
+
+    def _optimized_graph(self, profiled: Graph) -> Graph:
+        """The profiled graph with the recorded types, fused, guarded, its guards eliminated (see above)."""
+        graph = profiled.copy()
+        static = remove_profile_nodes_and_specialize_types(graph)
+        for stage in _profiling_sensitive_stages():
+            stage(graph)
+        behavior = fusion_behavior(self.remaining_depth, self.fusion_strategy)
+        run_pass(insert_type_guards, graph, dynamic=behavior == "DYNAMIC", remaining_depth=self.remaining_depth - 1)
+        run_pass(guard_elimination, graph)
+        restore_types(static)
+        _lint(graph)
+        log.graph_dump(f"optimized with the profiled types ({behavior}, {self.remaining_depth} specializations "
+                       "to go):", graph)
+        return graph
+
+
+def _profiling_insensitive_stages() -> tuple:
+    """The pipeline's stages before post-derivative optimization (looked up when used, so stages added to
+    graph_executor.OPTIMIZATION_PIPELINE run here too)."""
+    pipeline = graph_executor.OPTIMIZATION_PIPELINE
+    return pipeline[:pipeline.index(graph_executor.run_post_derivative_optimizations)]
+
+
+def _profiling_sensitive_stages() -> tuple:
+    pipeline = graph_executor.OPTIMIZATION_PIPELINE
+    return pipeline[pipeline.index(graph_executor.run_post_derivative_optimizations):]
+
+
+def _lint(graph: Graph) -> None:
+    if log.lint_enabled():
+        graph.lint()

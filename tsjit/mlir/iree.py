@@ -33,7 +33,7 @@ from collections.abc import Sequence
 import numpy
 import torch
 
-from tsjit import log
+from tsjit import log, progress
 from tsjit.codegen import compiler as kernel_compiler
 from tsjit.errors import MLIRError
 from tsjit.ir import types as ts
@@ -70,7 +70,8 @@ def compile_cached(text: str, input_type: str) -> bytes:
     key = _cache_key(text, input_type)
     found = _memory_cache.get(key) or _read_disk_cache(key)
     if found is None:
-        found = _compile_with_iree(text, input_type)
+        with progress.bar(f"IREE: compiling the {input_type} module for llvm-cpu", 1, unit="module"):
+            found = _compile_with_iree(text, input_type)
         _write_disk_cache(key, found)
     _memory_cache.put(key, found)
     return found

@@ -26,7 +26,8 @@ def run(args: argparse.Namespace) -> int:
     from tsjit.cli.programs import load_program  # deferred: as above
 
     program = load_program(args.program, args.method, args.trusted)
-    result = program(*make_inputs(args.inputs, args.seed))
+    with torch.no_grad():  # inference: the result prints without autograd's history
+        result = program(*make_inputs(args.inputs, args.seed))
     if args.out:
         torch.save(result, args.out)
     else:

@@ -17,7 +17,7 @@ from pathlib import Path
 from tsjit import progress
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-SCRIPT_DEEP = "import sys; sys.path.insert(0, 'tests/cli'); import tsjit; from programs import Deep; " \
+SCRIPT_DEEP = "import sys; sys.path.insert(0, 'tests/cli'); import tsjit; from cli_programs import Deep; " \
               "tsjit.script(Deep())"
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 SCRIPT = Path(sys.executable).parent / "tsjit"
-PROGRAMS = Path(__file__).resolve().parent / "programs.py"
+PROGRAMS = Path(__file__).resolve().parent / "cli_programs.py"
 
 
 def tsjit(*args: str, script: bool = False, stdin: str | None = None, cwd: str | Path | None = None,
@@ -25,5 +25,5 @@ def tsjit(*args: str, script: bool = False, stdin: str | None = None, cwd: str |
 
 
 def program(name: str) -> str:
-    """`programs.py:name`: a function or module of this folder's programs.py."""
+    """`cli_programs.py:name`: a function or module of this folder's cli_programs.py."""
     return f"{PROGRAMS}:{name}"

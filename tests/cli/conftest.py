@@ -12,8 +12,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
 
 @pytest.fixture(scope="session")
 def net_archive(tmp_path_factory) -> Path:
-    """programs.py's Net, scripted and saved by tsjit."""
-    from programs import Net
+    """cli_programs.py's Net, scripted and saved by tsjit."""
+    from cli_programs import Net
 
     import tsjit
 

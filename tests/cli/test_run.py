@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import torch
+from cli_programs import lstm_cell, scale
 from cli_runner import program, tsjit
-from programs import lstm_cell, scale
 
 from tsjit.cli.inputs import make_inputs
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from cli_programs import Net
 from cli_runner import program, tsjit
-from programs import Net
 
 import tsjit as ts
 
@@ -11,7 +11,7 @@ import tsjit as ts
 def test_an_archive_shows_forward_graph_by_default(net_archive):
     result = tsjit("show", str(net_archive), script=True)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("graph(%self.1 : __torch__.programs.Net,\n      %x.1 : Tensor):\n")
+    assert result.stdout.startswith("graph(%self.1 : __torch__.cli_programs.Net,\n      %x.1 : Tensor):\n")
     assert 'prim::CallMethod[name="forward"](%linear.1, %x.1)' in result.stdout and "aten::relu" in result.stdout
 
 

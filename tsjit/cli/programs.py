@@ -41,6 +41,8 @@ class Program:
     @property
     def method(self) -> Any:
         """The ScriptFunction, or the module's ScriptMethod named by `--method`."""
+        if not self.is_module and self.method_name != "forward":
+            raise CommandError(f"{self.label} is a function: --method names a module's method")
         if not self.is_module:
             return self.compiled
         methods = self.compiled._c.type.methods

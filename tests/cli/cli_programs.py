@@ -1,4 +1,4 @@
-"""Programs the command-line tests name as `programs.py:name`."""
+"""Programs the command-line tests name as `cli_programs.py:name`."""
 
 import torch
 

@@ -106,10 +106,12 @@ def script_module(nn_module: torch.nn.Module) -> RecursiveScriptModule:
 
 
 def _modules_to_script(module: torch.nn.Module) -> int:
-    """The module and its submodules that scripting compiles (scripted submodules are taken as they are)."""
+    """The module and its submodules that scripting compiles (scripted submodules are taken as they are). Read from
+`__dict__`: a module whose `__init__` skipped `super().__init__()` has no `_modules`, and scripting says so."""
     if isinstance(module, ScriptModule):
         return 0
-    return 1 + sum(_modules_to_script(child) for child in module.children())
+    children = module.__dict__.get("_modules") or {}
+    return 1 + sum(_modules_to_script(child) for child in children.values() if child is not None)
 
 
 def script_hook(obj: Any) -> RecursiveScriptModule | None:

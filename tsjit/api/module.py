@@ -107,7 +107,7 @@ def script_module(nn_module: torch.nn.Module) -> RecursiveScriptModule:
 
 def _modules_to_script(module: torch.nn.Module) -> int:
     """The module and its submodules that scripting compiles (scripted submodules are taken as they are). Read from
-`__dict__`: a module whose `__init__` skipped `super().__init__()` has no `_modules`, and scripting says so."""
+    `__dict__`: a module whose `__init__` skipped `super().__init__()` has no `_modules`, and scripting says so."""
     if isinstance(module, ScriptModule):
         return 0
     children = module.__dict__.get("_modules") or {}

@@ -101,7 +101,7 @@ def test_bad_input_is_one_message_and_exit_1(args, stdin, message):
     result = tsjit("opt", *args, stdin=stdin)
     assert result.returncode == 1
     assert result.stderr.startswith(message), result.stderr
-    assert "Traceback" not in result.stderr and result.stdout == ""
+    assert "Traceback (most recent call last)" not in result.stderr and result.stdout == ""
 
 
 def test_a_parse_error_points_at_the_text():

@@ -187,8 +187,10 @@ def bench_train_mlp(rounds: int) -> None:
                    (torch.randn(16, 32),), 200, rounds)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, prog: str | None = None) -> None:
+    """Run the benchmarks `argv` selects (default: sys.argv[1:]); `tsjit bench` passes its arguments on."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=15, help="interleaved rounds per benchmark")
     benchmarks = {"chain": bench_chain, "lstm": bench_lstm, "lstm1x64": bench_lstm_1x64, "pointwise": bench_pointwise,
                   "lstm32": bench_lstm_steps, "mlp": bench_mlp, "encoder": bench_encoder, "fork": bench_fork,
@@ -199,7 +201,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, help="torch.set_num_threads (less noise on a busy machine)")
     parser.add_argument("--cpu-time", action="store_true",
                         help="time the process's CPU time, not wall time (steadier while other processes run)")
-    options = parser.parse_args()
+    options = parser.parse_args(argv)
     rounds = options.rounds
     if options.cpu_time:
         TIMER[0] = time.process_time

@@ -38,6 +38,7 @@ import opdb_cases  # noqa: E402
 from opdb_cases import Call, VariantCase, python_function  # noqa: E402
 
 import tsjit  # noqa: E402
+from tsjit import progress  # noqa: E402
 
 PATHS = ("script", "trace", "save_load")
 PASS = "pass"
@@ -254,16 +255,23 @@ def selected_ops(only: str | None = None, every: int = 1, shard: tuple[int, int]
     return ops[shard[0]::shard[1]]
 
 
-def run_corpus(ops: list, compilers: tuple[Compiler, ...], progress: bool = False) -> Results:
+def run_corpus(ops: list, compilers: tuple[Compiler, ...], lines: bool = False) -> Results:
+    """Run every OpInfo. On a terminal a progress bar counts them (tsjit/progress.py); `lines` prints each one's
+    failures on stderr, and off a terminal also a line per OpInfo with its time."""
     results = Results()
-    for index, op in enumerate(ops):
-        started = time.monotonic()
-        run_op(op, results, compilers)
-        if progress:
-            failures = [f"  {c} {k[1]} {k[2]}: {o}" for c, outcomes in results.outcomes.items()
-                        for k, o in outcomes.items() if k[0] == opdb_cases.full_name(op) and o != PASS]
-            print(f"[{index + 1}/{len(ops)}] {opdb_cases.full_name(op)} {time.monotonic() - started:.1f}s",
-                  *failures, sep="\n", file=sys.stderr, flush=True)
+    with progress.bar("op_db conformance", len(ops), unit="OpInfo") as bar:
+        for index, op in enumerate(ops):
+            started = time.monotonic()
+            bar.describe(opdb_cases.full_name(op))
+            run_op(op, results, compilers)
+            bar.update()
+            if lines:
+                failures = [f"  {c} {k[1]} {k[2]}: {o}" for c, outcomes in results.outcomes.items()
+                            for k, o in outcomes.items() if k[0] == opdb_cases.full_name(op) and o != PASS]
+                done = [] if bar.shown else \
+                    [f"[{index + 1}/{len(ops)}] {opdb_cases.full_name(op)} {time.monotonic() - started:.1f}s"]
+                if done or failures:
+                    bar.write("\n".join(done + failures))
     return results
 
 
@@ -333,7 +341,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-torch-jit", action="store_true", help="run tsjit only")
     parser.add_argument("--write-expected", action="store_true",
                         help="record the failures torch.jit shares in opdb_expected_failures.py")
-    parser.add_argument("--quiet", action="store_true", help="no per-OpInfo progress lines")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no per-OpInfo lines (failures; off a terminal also each OpInfo's time)")
     parser.add_argument("--shard", default="0/1", help="i/n: run the i-th of n interleaved parts of the selection")
     parser.add_argument("--json", type=Path, help="also write the outcomes to this file")
     parser.add_argument("--merge", type=Path, nargs="+", help="summarize the outcomes of shards' --json files")
@@ -349,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         index, count = (int(n) for n in options.shard.split("/"))
         ops = selected_ops(options.only, options.every, (index, count))
-        results = run_corpus(ops, compilers, progress=not options.quiet)
+        results = run_corpus(ops, compilers, lines=not options.quiet)
     if options.json:
         options.json.write_text(json.dumps(results.to_json()))
     print(summary(results))

@@ -85,7 +85,7 @@ def test_the_pipelines_run_registered_passes():
     """The frontend's clean-up, the executor's stages, freezing and MLIR preparation share the registry."""
     calls = _run_pass_arguments()
     assert len(calls) > 40
-    tools = {("opt.py", "function"), ("passes/pass_diff.py", "function")}  # they run the pass their user names
+    tools = {("cli/opt.py", "function"), ("passes/pass_diff.py", "function")}  # they run the pass their user names
     unknown = [(path, name) for path, name in calls if name not in registry.PASSES
                and name not in registry.NOT_GRAPH_ONLY and (path, name) not in tools]
     assert not unknown, f"run_pass given passes the registry does not have: {unknown}"

@@ -28,12 +28,14 @@ import copy
 import inspect
 import io
 import os
+import threading
 import weakref
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any, NamedTuple
 
 import torch
 
+from tsjit import progress
 from tsjit.api.function import (
     SCRIPT_HOOKS,
     SCRIPTING_ENABLED,
@@ -79,17 +81,37 @@ from tsjit.runtime.function import runtime_function
 from tsjit.runtime.torch_jit_tracer import run_for_torch_jit_tracer
 from tsjit.serialization import method_code, method_code_with_constants
 
-
 # ==============================================================================================================
 # scripting
 # ==============================================================================================================
+PROGRESS_MIN_MODULES = 9  # a module with 8 submodules or more shows a progress bar (tsjit/progress.py) on a terminal
+_scripting = threading.local()  # `bar`: the progress bar of this thread's outermost script_module call
+
+
 def script_module(nn_module: torch.nn.Module) -> RecursiveScriptModule:
     """Compile an nn.Module (and its submodules) to TorchScript; the entry point of `tsjit.script(module)`."""
     if isinstance(nn_module, ScriptModule):
         return nn_module
     if is_torch_jit_module(nn_module):
         return converted_module(nn_module)
-    return create_script_module(nn_module, module_concrete_type(nn_module))
+    count = _modules_to_script(nn_module)
+    if count < PROGRESS_MIN_MODULES or getattr(_scripting, "bar", None) is not None:
+        return create_script_module(nn_module, module_concrete_type(nn_module))
+    with progress.bar(f"scripting {type(nn_module).__name__}", count, unit="module") as bar:
+        _scripting.bar = bar
+        try:
+            return create_script_module(nn_module, module_concrete_type(nn_module))
+        finally:
+            _scripting.bar = None
+
+
+def _modules_to_script(module: torch.nn.Module) -> int:
+    """The module and its submodules that scripting compiles (scripted submodules are taken as they are). Read from
+    `__dict__`: a module whose `__init__` skipped `super().__init__()` has no `_modules`, and scripting says so."""
+    if isinstance(module, ScriptModule):
+        return 0
+    children = module.__dict__.get("_modules") or {}
+    return 1 + sum(_modules_to_script(child) for child in children.values() if child is not None)
 
 
 def script_hook(obj: Any) -> RecursiveScriptModule | None:
@@ -109,6 +131,8 @@ def create_script_module(nn_module: torch.nn.Module, concrete_type: ConcreteModu
     compile_methods(nn_module, concrete_type, entry_points)
     scripted = RecursiveScriptModule(Object(concrete_type.jit_type, slots), concrete_type, submodules)
     _copy_python_members(scripted, nn_module)
+    if getattr(_scripting, "bar", None) is not None:
+        _scripting.bar.update()
     return scripted
 
 

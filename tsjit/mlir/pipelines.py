@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tsjit import progress
 from tsjit.errors import MLIRError
 from tsjit.ir import types as ts
 from tsjit.ir.graph import Graph
@@ -80,13 +81,22 @@ def compile(target, example_args_or_annotations: Sequence = (), output_type: str
         raise MLIRError(f"unknown output_type {output_type!r}; expected one of {', '.join(OUTPUT_TYPES)}")
     options = Options(output_type in BACKENDS_WITH_ASSERTS if checks is None else checks, value_semantics,
                       output_type in BACKENDS_WITHOUT_CONTROL_FLOW if unroll is None else unroll)
-    program = _prepare(target, example_args_or_annotations, options, method)
-    context, module = parse_module(import_program(program, method))
-    with context:
-        run_pipeline(module, _MODULE_PIPELINE if program.module else _FUNCTION_PIPELINE, "the torch backend contract")
-    inputs = [v.type for v in program.graph.inputs[1 if program.module else 0:]]
-    lowered = LoweredModule(module, "torch", method, inputs, program.result_type or program.graph.outputs[0].type)
-    return lowered if output_type == "torch" else lower(lowered, output_type)
+    stages = 3 if output_type == "torch" else 4
+    with progress.bar(f"lowering to {output_type}", stages, unit="stage") as bar:
+        bar.stage("preparing the graph")
+        program = _prepare(target, example_args_or_annotations, options, method)
+        bar.stage("importing into the torch dialect")
+        context, module = parse_module(import_program(program, method))
+        bar.stage("torch-mlir: the torch backend contract")
+        with context:
+            run_pipeline(module, _MODULE_PIPELINE if program.module else _FUNCTION_PIPELINE,
+                         "the torch backend contract")
+        inputs = [v.type for v in program.graph.inputs[1 if program.module else 0:]]
+        lowered = LoweredModule(module, "torch", method, inputs, program.result_type or program.graph.outputs[0].type)
+        if output_type == "torch":
+            return lowered
+        bar.stage(f"torch-mlir: {output_type}")
+        return lower(lowered, output_type)
 
 
 def lower(lowered: LoweredModule, output_type: str) -> LoweredModule:

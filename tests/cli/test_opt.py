@@ -1,4 +1,4 @@
-"""`python -m tsjit.opt`, run as a subprocess the way people and scripts run it."""
+"""`tsjit opt` and its older name `python -m tsjit.opt`, run as subprocesses the way people and scripts run them."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from cli_runner import REPOSITORY, tsjit
 
 GRAPH = """graph(%x : Tensor):
   %1 : int = prim::Constant[value=1]()
@@ -19,8 +20,9 @@ GRAPH = """graph(%x : Tensor):
 
 
 def opt(*args: str, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess:
+    """`python -m tsjit.opt ARGS`."""
     return subprocess.run([sys.executable, "-m", "tsjit.opt", *args], input=stdin, capture_output=True, text=True,
-                          env={**os.environ, **env}, timeout=120)
+                          env={**os.environ, "PYTHONPATH": str(REPOSITORY), **env}, timeout=120)
 
 
 @pytest.fixture
@@ -78,17 +80,42 @@ def test_a_pass_runs_by_its_own_name():
 
 
 @pytest.mark.parametrize("args, stdin, message", [
-    (["-p", "cse,nope", "-"], GRAPH, "tsjit.opt: unknown pass 'nope'"),
-    (["-p", "cse", "-"], "graph(%x : Tensor):\n  %y = \n", "tsjit.opt: cannot parse -:"),
-    (["-p", "cse", "/no/such/file.ir"], None, "tsjit.opt: cannot read /no/such/file.ir:"),
-    ([], None, "tsjit.opt: no input"),
-    (["-p", "freeze_module", "-"], GRAPH, "tsjit.opt: unknown pass 'freeze_module': it needs the module object"),
+    (["-p", "cse,nope", "-"], GRAPH, "python -m tsjit.opt: error: unknown pass 'nope'"),
+    ([], None, "python -m tsjit.opt: error: no input"),
+    (["-p", "freeze_module", "-"], GRAPH,
+     "python -m tsjit.opt: error: unknown pass 'freeze_module': it needs the module object"),
 ])
-def test_errors_are_one_line_and_exit_2(args, stdin, message):
+def test_usage_errors_show_the_usage_and_exit_2(args, stdin, message):
     result = opt(*args, stdin=stdin)
     assert result.returncode == 2
-    assert result.stderr.startswith(message) and result.stderr.count("\n") == 1, result.stderr
-    assert "Traceback" not in result.stderr and result.stdout == ""
+    usage, error = result.stderr.splitlines()
+    assert usage.startswith("usage: python -m tsjit.opt") and error.startswith(message), result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("args, stdin, message", [
+    (["-p", "cse", "-"], "graph(%x : Tensor):\n  %y = \n", "tsjit opt: error: cannot parse -: "),
+    (["-p", "cse", "/no/such/file.ir"], None, "tsjit opt: error: cannot read /no/such/file.ir: No such file"),
+])
+def test_bad_input_is_one_message_and_exit_1(args, stdin, message):
+    result = tsjit("opt", *args, stdin=stdin)
+    assert result.returncode == 1
+    assert result.stderr.startswith(message), result.stderr
+    assert "Traceback (most recent call last)" not in result.stderr and result.stdout == ""
+
+
+def test_a_parse_error_points_at_the_text():
+    result = tsjit("opt", "-", stdin="graph(%x : Tensor):\n  %y : Tensor = aten::neg(%z)\n  return (%y)\n")
+    assert result.returncode == 1
+    assert "%z" in result.stderr and "<--- HERE" in result.stderr, result.stderr
+
+
+def test_the_command_and_the_old_name_agree(graph_file):
+    by_command = tsjit("opt", "-p", "cse,dce", graph_file, script=True)
+    assert by_command.returncode == 0, by_command.stderr
+    assert by_command.stdout == opt("-p", "cse,dce", graph_file).stdout
+    listed = tsjit("opt", "--list")
+    assert listed.returncode == 0 and listed.stdout == opt("--list").stdout
 
 
 def test_log_and_limit_apply(graph_file):

@@ -31,8 +31,8 @@ def test_usage_errors_exit_2():
 def test_every_subcommand_follows_the_contract():
     """Each subcommand module: a docstring (its first line is the help), add_arguments(parser), run(args)."""
     parser = cli.build_parser()
+    required = {"show": ["x.pt"], "run": ["x.pt"], "lower": ["x.pt"], "svg": ["x.pt"], "diff": ["-p", "dce", "x.ir"]}
     for module in cli.SUBCOMMANDS:
         assert module.__doc__ and callable(module.add_arguments) and callable(module.run), module.__name__
-        args = parser.parse_args([cli.subcommand_name(module), *(["x.pt"] if module.__name__.endswith(
-            ("show", "run", "lower")) else [])])
+        args = parser.parse_args([cli.subcommand_name(module), *required.get(cli.subcommand_name(module), [])])
         assert args.subcommand is module

@@ -16,11 +16,11 @@ import sys
 import traceback
 from types import ModuleType
 
-from tsjit.cli import bench, lower, opt, run, show
+from tsjit.cli import bench, diff, lower, opt, run, show, svg
 from tsjit.cli.common import CommandError, UsageError
 from tsjit.errors import TsjitError
 
-SUBCOMMANDS: tuple[ModuleType, ...] = (show, run, opt, lower, bench)
+SUBCOMMANDS: tuple[ModuleType, ...] = (show, run, opt, lower, svg, diff, bench)
 
 EXAMPLES = """examples:
   tsjit show model.pt                              the graph of an archive's forward
@@ -32,6 +32,9 @@ EXAMPLES = """examples:
   tsjit opt -p dce,cse graph.ir                    run passes on IR text (tsjit opt --list names them all)
   tsjit lower model.py:Net --to linalg --inputs 1x3x32x32 -o net.mlir --run
                                                    lower to MLIR, run it on IREE and compare with eager
+  tsjit svg model.py:lstm_cell --plan --inputs 3x10 '(3x20,3x20)' 80x10 80x20 80 80 -o plan.svg
+                                                   the plan as a picture (Graphviz): FusionGroups as clusters
+  tsjit diff -p cse graph.ir -o cse.svg            a pass's effect: removed nodes red, added green
   tsjit bench --only lstm                          time tsjit against eager, torch.jit and torch.compile
 
 exit status: 0 done, 1 the program or its input failed, 2 usage error

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 import torch
+from cli_programs import lstm_cell
 from cli_runner import REPOSITORY, program, tsjit
-from programs import lstm_cell
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ir"))
 from svg_picture import ir_node_titles, needs_dot, read_svg  # noqa: E402  (tests/ir on sys.path)

@@ -9,7 +9,7 @@ Every program goes two ways to each backend (linalg-on-tensors, TOSA, StableHLO)
 A route "expresses" a program when its front end takes it (tsjit.script, torch.export). The table gives, per
 backend and route, the programs lowered and matching eager / total, over the programs both routes express and
 over all, and linalg-on-tensors' share of the op_db functions eager runs. tsjit's outcomes are checked against
-mlir_expected_failures.py: an unexpected failure and an unexpected pass both fail the run.
+mlir_conformance_failures.py: an unexpected failure and an unexpected pass both fail the run.
 
 Programs run in worker processes (a ProcessPoolExecutor, `--jobs`, default os.cpu_count()): each lowers its
 program on both routes, compiles the six modules with IREE and runs them. A worker that dies (torch-mlir and IREE
@@ -393,13 +393,13 @@ def check_expectations(records: dict[str, dict], expected: dict[tuple[str, str],
             if failure != PASS and not listed:
                 problems.append(f"unexpected failure {name} {backend}: {failure}")
             if failure == PASS and listed:
-                problems.append(f"unexpected pass {name} {backend} (remove it from mlir_expected_failures.py)")
+                problems.append(f"unexpected pass {name} {backend} (remove it from mlir_conformance_failures.py)")
     return problems
 
 
 def write_expected(records: dict[str, dict], path: Path) -> None:
     """Rewrite the expected-failure list from a run (entries of programs not run are kept)."""
-    from mlir_expected_failures import EXPECTED_FAILURES
+    from mlir_conformance_failures import EXPECTED_FAILURES
 
     entries = {k: v for k, v in EXPECTED_FAILURES.items() if k[0] not in records}
     entries.update({(name, backend): outcome(r, "tsjit", backend) for name, r in records.items() if r["eager"]
@@ -429,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-expected", action="store_true", help="record tsjit's failures as expected")
     parser.add_argument("--quiet", action="store_true", help="no per-program progress lines")
     options = parser.parse_args(argv)
-    from mlir_expected_failures import EXPECTED_FAILURES
+    from mlir_conformance_failures import EXPECTED_FAILURES
 
     started = time.monotonic()
     records: dict[str, dict] = {}
@@ -445,7 +445,7 @@ def main(argv: list[str] | None = None) -> int:
         print(causes(records, "tsjit"), causes(records, "fx"), sep="\n")
     print(f"\n{len(records)} programs in {time.monotonic() - started:.0f} s")
     if options.write_expected:
-        write_expected(records, HERE / "mlir_expected_failures.py")
+        write_expected(records, HERE / "mlir_conformance_failures.py")
         return 0
     problems = check_expectations(records, EXPECTED_FAILURES)
     print("\n".join(problems) if problems else "every tsjit outcome as expected")

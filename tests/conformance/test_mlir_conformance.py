@@ -1,7 +1,7 @@
 """A fixed sample of the MLIR conformance corpus (mlir_runner.py; `make conformance-mlir` runs all of it).
 
 Each sampled program goes through tsjit's route and torch-mlir's FX route to linalg-on-tensors, TOSA and StableHLO,
-is compiled by IREE and run against eager. tsjit's outcomes must agree with mlir_expected_failures.py (an
+is compiled by IREE and run against eager. tsjit's outcomes must agree with mlir_conformance_failures.py (an
 unexpected pass fails too), and on a program both routes express, tsjit must pass every backend the FX route
 passes. The sample covers each corpus: op_db functions (one whose linalg module holds a TMTensor op), torch.nn
 modules in evaluation mode, and e2e functions and modules with control flow and submodules.
@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("torch_mlir")
 pytest.importorskip("iree.compiler")
 
-from mlir_expected_failures import EXPECTED_FAILURES  # noqa: E402
+from mlir_conformance_failures import EXPECTED_FAILURES  # noqa: E402
 from mlir_runner import BACKENDS, PASS, check_expectations, expressed, outcome, run_all  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore")

@@ -42,10 +42,6 @@ MISSING = {
     "jit_module_from_flatbuffer": "the mobile (lite interpreter) flatbuffer format; tsjit reads and writes "
                                   "TorchScript zip archives only",
     "save_jit_module_to_flatbuffer": "as jit_module_from_flatbuffer: no mobile flatbuffer format",
-    "last_executed_optimized_graph": "belongs to the profiling executor (issue 13, item 4), built on its own "
-                                     "branch; tsjit's graph_for gives the plan of given arguments meanwhile",
-    "set_fusion_strategy": "belongs to the profiling executor (issue 13, item 4), built on its own branch: the "
-                           "simple executor specializes to dtype and rank, with no static/dynamic shape strategy",
 }
 
 # where each present name is checked against torch.jit (tests/...), and what differs
@@ -89,7 +85,7 @@ CHECKED = {
     "trace": "frontend/test_tracer.py, e2e/",
     "trace_module": "frontend/test_tracer_modules.py",
     "unused": "frontend/test_modules.py",
-    # the profiling executor's, checked on its branch (MISSING says why until it lands)
+    # the profiling executor's
     "last_executed_optimized_graph": "runtime/test_profiling_executor.py",
     "set_fusion_strategy": "runtime/test_profiling_executor.py",
     "wait": "runtime/test_fork_wait.py, frontend/test_tracer_fork.py",

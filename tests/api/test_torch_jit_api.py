@@ -422,6 +422,43 @@ def test_example_inputs_type_unannotated_parameters(function, examples, schema):
         assert str(torch.jit.script(function, example_inputs=examples).schema) == schema
 
 
+class ScaledBy(torch.nn.Module):
+    def forward(self, x, scale):
+        return x * scale
+
+
+class Typed(torch.nn.Module):  # forward, a submodule's forward and a helper method, none annotated
+    def __init__(self):
+        super().__init__()
+        self.inner = ScaledBy()
+
+    def forward(self, x, n, flag):
+        y = self.inner(x, 2.5)
+        if flag:
+            y = y + n
+        return self.helper(y, n)
+
+    def helper(self, y, k):
+        return y - k
+
+
+def _module_examples(module):
+    x = torch.rand(3)
+    return {"list": [(x, 3, True), (x, 4, False)], "dict": {module.forward: [(x, 3, True)]}}
+
+
+@pytest.mark.parametrize("form", ["list", "dict"])
+def test_example_inputs_type_a_modules_methods(form):
+    module = Typed()
+    scripted = tsjit.script(module, example_inputs=_module_examples(module)[form])
+    assert str(scripted.forward.schema).endswith("Typed self, Tensor x, int n, bool flag) -> Tensor")
+    x = torch.rand(3)
+    torch.testing.assert_close(scripted(x, 3, True), module(x, 3, True))
+    if importlib.util.find_spec("monkeytype") is not None:  # torch.jit infers types only with MonkeyType
+        other = Typed()
+        assert scripted.code == torch.jit.script(other, example_inputs=_module_examples(other)[form]).code
+
+
 # ---- fork and futures --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("jit", JITS)
 def test_fork_returns_a_torch_future_that_then_chains(jit):

@@ -33,6 +33,7 @@ import os
 import threading
 import warnings
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -41,6 +42,7 @@ from torch.compiler import is_dynamo_compiling
 from tsjit import garbage_collection
 from tsjit.errors import TsjitError
 from tsjit.frontend.enum_values import to_enum_value
+from tsjit.frontend.example_types import example_types_in_use, record_example_types, unified
 from tsjit.frontend.ir_emitter import GraphFunction, compile_source
 from tsjit.frontend.resolver import (
     EXPORT,
@@ -370,17 +372,33 @@ def script(obj: Any, optimize: Any = None, _frames_up: int = 0, _rcb: Any = None
     of argument tuples, or a dict from the function to such a list) types the parameters the function leaves
     unannotated by the values given, as torch.jit does with MonkeyType installed: `script(add, [(3, 4)])` makes
     `add(int a, int b)`; tsjit needs no MonkeyType. The result of such a call is a function of its own (not the
-    cached one).
+    cached one). For a module, the examples are run (`module(*example)`, or each method a dict names on its
+    examples) and every method they enter gets the types seen (frontend/example_types.py).
     """
     if optimize is not None:
         warnings.warn("`optimize` is deprecated and has no effect. Use `with tsjit.optimized_execution()` instead",
                       FutureWarning, stacklevel=2)
     if not SCRIPTING_ENABLED or isinstance(obj, ScriptFunction):
         return obj
+    if example_inputs and not inspect.isfunction(obj):  # a module or class: its methods typed by running them
+        with example_types_in_use(record_example_types(_example_calls(obj, example_inputs))):
+            with garbage_collection.paused():
+                return _script(obj)
     with garbage_collection.paused():
-        if example_inputs and inspect.isfunction(obj):
+        if example_inputs:
             return ScriptFunction(compiled_function_with_types(obj, example_parameter_types(obj, example_inputs)), obj)
         return _script(obj)
+
+
+def _example_calls(obj: Any, example_inputs: list[tuple] | dict[Any, list[tuple]]) -> list[Callable[[], Any]]:
+    """The calls torch.jit makes under MonkeyType: `obj(*example)` for a list, each callable key (a bound method,
+    say) on its examples for a dict."""
+    if isinstance(example_inputs, dict):
+        return [functools.partial(fn, *example) for fn, examples in example_inputs.items() for example in examples]
+    if isinstance(example_inputs, list):
+        return [functools.partial(obj, *example) for example in example_inputs]
+    raise TsjitError("Error: Unable to infer types. Please format the inputs to type `List[Tuple]` or "
+                     "`Dict[Callable, List[Tuple]]`.")
 
 
 def example_parameter_types(fn: Any, example_inputs: list[tuple] | dict[Any, list[tuple]]) -> dict[str, T.Type]:
@@ -395,7 +413,7 @@ def example_parameter_types(fn: Any, example_inputs: list[tuple] | dict[Any, lis
     for example in examples:
         for name, value in zip(names, example):
             seen.setdefault(name, []).append(T.unshaped_type(T.type_of(value)))
-    return {name: T.unify_type_list(types) or T.AnyType.get() for name, types in seen.items()}
+    return unified(seen)
 
 
 def _script(obj: Any) -> Any:

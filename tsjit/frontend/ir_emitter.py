@@ -43,8 +43,9 @@ from tsjit.errors import CompileError
 from tsjit.frontend.cleanup_passes import run_cleanup_passes
 from tsjit.frontend.convert_to_ssa import convert_to_ssa
 from tsjit.frontend.environment import Environment, meaningful_name
+from tsjit.frontend.example_types import with_parameter_types
 from tsjit.frontend.indexing import emit_int_and_slice_indexing
-from tsjit.frontend.parser import parse_definitions, parse_expression
+from tsjit.frontend.parser import parse_definitions
 from tsjit.frontend.python_ast import get_jit_def
 from tsjit.frontend.resolver import FunctionTableResolver, PythonResolver, Resolver
 from tsjit.frontend.script_type_parser import ScriptTypeParser
@@ -74,7 +75,6 @@ from tsjit.frontend.tree_views import (
     Break,
     Const,
     Continue,
-    Decl,
     Def,
     Delete,
     DictComp,
@@ -196,17 +196,10 @@ def python_function_definition(fn, parameter_types: dict[str, T.Type] | None = N
     annotates the parameters the source leaves unannotated (types inferred from example inputs)."""
     definition = get_jit_def(fn, fn.__name__)
     if parameter_types:
-        definition = _with_parameter_types(definition, parameter_types)
+        definition = with_parameter_types(definition, parameter_types)
     defaults = {name: p.default for name, p in inspect.signature(fn).parameters.items()
                 if p.default is not inspect.Parameter.empty}
     return definition, PythonResolver.for_function(fn), defaults
-
-
-def _with_parameter_types(definition: Def, types: dict[str, T.Type]) -> Def:
-    """The Def with unannotated parameters named in `types` annotated by them (as if the source said so)."""
-    params = [param.with_type(parse_expression(Source(types[param.ident.name].annotation_str(), "<example inputs>")))
-              if param.type is None and param.ident.name in types else param for param in definition.decl.params]
-    return definition.with_decl(Decl.create(definition.decl.range, params, definition.decl.return_type))
 
 
 def compile_source(source, resolver: Resolver, prefix: str | None = None) -> list[GraphFunction]:

@@ -24,6 +24,7 @@ import warnings
 from collections.abc import Callable, Sequence
 
 from tsjit.errors import CompileError, SourceParseError
+from tsjit.frontend.example_types import recorded_types, with_parameter_types
 from tsjit.frontend.parser import Parser, fold_unary_minus, merge_types_from_type_comment
 from tsjit.frontend.tree_views import (
     Apply,
@@ -139,7 +140,9 @@ def get_jit_def(fn: Callable, def_name: str | None = None, self_name: str | None
     """The Def of a Python function (a method when self_name, its class's name, is given)."""
     context, module = _parse_object_source(fn)
     node = _single_definition(module, ast.FunctionDef, context)
-    return _Builder(context).build_def(node, def_name, is_method=self_name is not None)
+    definition = _Builder(context).build_def(node, def_name, is_method=self_name is not None)
+    types = recorded_types(fn)  # from `script(..., example_inputs=...)`
+    return with_parameter_types(definition, types) if types else definition
 
 
 @_bounded_recursion

@@ -33,8 +33,8 @@ def test_the_lstm_cell_plan_as_a_picture(tmp_path):
     plan = ts.script(lstm_cell).graph_for(*inputs)
     boxes = [picture.nodes[title].texts[0] for title in ir_node_titles(picture)]
     assert boxes == [str(node.kind) for node in nodes_with_subgraphs(plan)]
-    (group,), (subgraph,) = picture.cluster_titled("prim::FusionGroup"), picture.cluster_titled("Subgraph")
-    assert group.contains(subgraph)
+    (group,) = picture.cluster_titled("prim::FusionGroup")  # and its Subgraph inside (the profiling executor's
+    assert any(group.contains(subgraph) for subgraph in picture.cluster_titled("Subgraph"))  # fallback has one)
 
 
 @needs_dot

@@ -69,3 +69,18 @@ graph(%x : {GRAD}, %y : {GRAD}):
     expected_x, expected_y = torch.autograd.grad(torch.tanh(x * y).sum(), [x, y])
     torch.testing.assert_close(x.grad, expected_x)
     torch.testing.assert_close(y.grad, expected_y)
+
+
+def test_random_draws_keep_their_order() -> None:
+    """%a's dropout may not move past %b's to join the group: each draws from the generator in program order."""
+    graph = check_pass(create_autodiff_subgraphs, f"""
+graph(%x : {GRAD}):
+  %p : float = prim::Constant[value=0.5]()
+  %train : bool = prim::Constant[value=1]()
+  %a : Tensor = aten::dropout(%x, %p, %train)
+  %b : Tensor = aten::dropout(%x, %p, %train)
+  %m : Tensor = aten::mul(%a, %a)
+  %u : (Tensor, Tensor) = prim::TupleConstruct(%m, %b)
+  return (%u)""", changed=False, absent=["prim::DifferentiableGraph"])
+    dropouts = [n.output().debug_name for n in graph.nodes() if str(n.kind) == "aten::dropout"]
+    assert dropouts == ["a", "b"]

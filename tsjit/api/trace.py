@@ -43,6 +43,7 @@ from tsjit.ir.graph import Graph, Value
 from tsjit.ir.objects import Object
 from tsjit.ir.printer import print_node
 from tsjit.ir.symbols import aten, prim
+from tsjit.ops.nondeterminism import is_nondeterministic
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
 from tsjit.passes.inliner import inline_calls
 
@@ -422,24 +423,6 @@ def _warn_nondeterministic(graph: Graph) -> None:
         warn_tracer("Trace had nondeterministic nodes. Did you forget call .eval() on your model? Nodes:\n"
                     f"{listing}\nThis may cause errors in trace checking. To disable trace checking, pass "
                     "check_trace=False to torch.jit.trace()")
-
-
-# random operators; those in _TRAINING_RANDOM are random only when their `train` argument is true
-_RANDOM = frozenset({"bernoulli", "bernoulli_", "rand", "rand_like", "randn", "randn_like", "randint",
-                     "randint_like", "randperm", "multinomial", "normal", "normal_", "poisson", "uniform_",
-                     "exponential_", "geometric_", "cauchy_", "log_normal_", "random_", "native_dropout"})
-_TRAINING_RANDOM = {"dropout": "train", "feature_dropout": "train", "alpha_dropout": "train",
-                    "feature_alpha_dropout": "train", "dropout_": "train", "rrelu": "training"}
-
-
-def is_nondeterministic(node) -> bool:
-    """Whether the node draws random numbers (C++ Node::isNondeterministic)."""
-    if node.kind.ns != "aten":
-        return False
-    if node.kind.name in _RANDOM:
-        return True
-    argument = _TRAINING_RANDOM.get(node.kind.name)
-    return argument is not None and node.maybe_schema() is not None and node.get(argument) is not False
 
 
 def graph_differences(traced: Graph, check: Graph) -> tuple[str | None, str | None]:

@@ -31,9 +31,8 @@ import torch
 
 from tsjit import log
 from tsjit.ir.alias_analysis import AliasDb, has_side_effects
-from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Block, Graph, Node
-from tsjit.ir.symbols import prim
+from tsjit.ops.nondeterminism import is_nondeterministic
 
 
 def eliminate_common_subexpression(graph: Graph) -> bool:
@@ -82,7 +81,7 @@ def _eliminate_in_block(block: Block, db: AliasDb, table: _Table) -> bool:
 
 
 def _is_candidate(node: Node, db: AliasDb) -> bool:
-    return not (has_side_effects(node) or _is_nondeterministic(node) or db.has_writers(node))
+    return not (has_side_effects(node) or is_nondeterministic(node) or db.has_writers(node))
 
 
 def _replace(node: Node, existing: Node, db: AliasDb) -> bool:
@@ -94,28 +93,6 @@ def _replace(node: Node, existing: Node, db: AliasDb) -> bool:
         old.replace_all_uses_with(new)
         db.replace_value(old, new)
     node.destroy()
-    return True
-
-
-def _is_nondeterministic(node: Node) -> bool:
-    """Ops tagged nondeterministic_seeded by PyTorch (random numbers), except dropout-like ops whose `train`
-    input is a constant False."""
-    if node.kind.ns != "aten":
-        return False
-    schema = node.maybe_schema()
-    if schema is None:
-        return False
-    try:
-        packet = getattr(torch.ops.aten, node.kind.name)
-        overload = getattr(packet, schema.overload_name or "default")
-    except (AttributeError, RuntimeError):
-        return False  # a JIT-only builtin: not in the dispatcher, so not random
-    if torch.Tag.nondeterministic_seeded not in overload.tags:
-        return False
-    names = [argument.name for argument in schema.arguments]
-    if "train" in names:
-        train = node.inputs[names.index("train")].node
-        return not (train.kind is prim.Constant and constant_value(train) is False)
     return True
 
 

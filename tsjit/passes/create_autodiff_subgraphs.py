@@ -32,6 +32,7 @@ from tsjit.ir.alias_analysis import AliasDb
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import prim
 from tsjit.ir.types import ListType, OptionalType, TensorType, TupleType, Type
+from tsjit.ops.nondeterminism import is_nondeterministic
 from tsjit.passes.graph_fuser import create_fusion_group, in_block, later_first
 from tsjit.passes.inliner import insert_graph
 
@@ -120,7 +121,11 @@ class _SubgraphSlicer:
                 user = in_block(use.user, first.owning_block)
                 if user is None or (user is not first and user.is_before(first)):
                     return False
-        return not any(self.alias_db.writes_to_alias(node, producer.inputs) for node in _between(producer, first))
+        between = list(_between(producer, first))
+        if is_nondeterministic(producer) and any(is_nondeterministic(inner) for node in between
+                                                 for inner in (node, *_nested(node))):
+            return False  # random draws stay in program order (eager's numbers under a seed)
+        return not any(self.alias_db.writes_to_alias(node, producer.inputs) for node in between)
 
 
 def _values_requiring_grad(graph: Graph) -> set[Value]:
@@ -143,6 +148,10 @@ def _may_require_grad(type_: Type) -> bool:
         return any(_may_require_grad(t) for t in type_.contained_types())
     return isinstance(type_, TensorType) and type_.requires_grad is not False and (
         type_.dtype is None or type_.dtype.is_floating_point or type_.dtype.is_complex)
+
+
+def _nested(node: Node):
+    return (inner for block in node.blocks for inner in block.all_nodes())
 
 
 def _between(first: Node, last: Node):

@@ -397,8 +397,12 @@ def _example_calls(obj: Any, example_inputs: list[tuple] | dict[Any, list[tuple]
         return [functools.partial(fn, *example) for fn, examples in example_inputs.items() for example in examples]
     if isinstance(example_inputs, list):
         return [functools.partial(obj, *example) for example in example_inputs]
-    raise TsjitError("Error: Unable to infer types. Please format the inputs to type `List[Tuple]` or "
-                     "`Dict[Callable, List[Tuple]]`.")
+    raise TsjitError(_NOT_INFERABLE)
+
+
+# torch.jit's message for example_inputs of another shape than a list of tuples or a dict of such lists
+_NOT_INFERABLE = "Error: Unable to infer types. Please format the inputs to type `List[Tuple]` or " \
+                 "`Dict[Callable, List[Tuple]]`."
 
 
 def example_parameter_types(fn: Any, example_inputs: list[tuple] | dict[Any, list[tuple]]) -> dict[str, T.Type]:
@@ -406,8 +410,7 @@ def example_parameter_types(fn: Any, example_inputs: list[tuple] | dict[Any, lis
     where they do not unify (an int and a float), as torch.jit reads MonkeyType's records."""
     examples = example_inputs.get(fn, []) if isinstance(example_inputs, dict) else example_inputs
     if not isinstance(examples, list):
-        raise TsjitError("Error: Unable to infer types. Please format the inputs to type `List[Tuple]` or "
-                         "`Dict[Callable, List[Tuple]]`.")
+        raise TsjitError(_NOT_INFERABLE)
     names = list(inspect.signature(fn).parameters)
     seen: dict[str, list[T.Type]] = {}
     for example in examples:

@@ -15,7 +15,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ir"))
 from svg_picture import ir_node_titles, needs_dot, read_svg  # noqa: E402  (tests/ir on sys.path)
 
 import tsjit as ts  # noqa: E402
-from tsjit.ir.graphviz import nodes_with_subgraphs  # noqa: E402
 
 LSTM_INPUTS = ["3x10", "(3x20,3x20)", "80x10", "80x20", "80", "80"]
 LSTM_IR = REPOSITORY / "docs" / "lstm_cell.ir"
@@ -32,7 +31,7 @@ def test_the_lstm_cell_plan_as_a_picture(tmp_path):
               torch.randn(80, 20), torch.randn(80), torch.randn(80))
     plan = ts.script(lstm_cell).graph_for(*inputs)
     boxes = [picture.nodes[title].texts[0] for title in ir_node_titles(picture)]
-    assert boxes == [str(node.kind) for node in nodes_with_subgraphs(plan)]
+    assert boxes == [str(node.kind) for node in plan.nodes_with_held_graphs()]
     (group,) = picture.cluster_titled("prim::FusionGroup")  # and its Subgraph inside (the profiling executor's
     assert any(group.contains(subgraph) for subgraph in picture.cluster_titled("Subgraph"))  # fallback has one)
 

@@ -21,8 +21,6 @@ from tsjit.ir.graphviz import (
     LABEL_LIMIT,
     graph_to_dot,
     graph_to_svg,
-    held_graphs,
-    nodes_with_subgraphs,
     quote,
     render_svg,
 )
@@ -60,15 +58,15 @@ def lstm_cell_plan():
 def use_labels(graph) -> list[str]:
     """`%name : type` of every use of a value, block and graph outputs included, as the edges must say."""
     labels = []
-    for node in nodes_with_subgraphs(graph):
+    for node in graph.nodes_with_held_graphs():
         labels += [f"%{value.debug_name} : {value.type}" for value in node.inputs]
         labels += [f"%{value.debug_name} : {value.type}" for block in node.blocks for value in block.outputs]
-        labels += [f"%{value.debug_name} : {value.type}" for _, held in held_graphs(node) for value in held.outputs]
+        labels += [f"%{value.debug_name} : {value.type}" for _, held in node.held_graphs() for value in held.outputs]
     return labels + [f"%{value.debug_name} : {value.type}" for value in graph.outputs]
 
 
 def check_boxes_and_edges(graph, picture) -> None:
-    nodes = list(nodes_with_subgraphs(graph))
+    nodes = list(graph.nodes_with_held_graphs())
     titles = ir_node_titles(picture)
     assert len(titles) == len(nodes)
     assert [picture.nodes[title].texts[0] for title in titles] == [str(node.kind) for node in nodes]

@@ -12,7 +12,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "ir"))
 from svg_picture import ir_node_titles, needs_dot, read_svg  # noqa: E402  (tests/ir on sys.path)
 
-from tsjit.ir.graphviz import STYLES, nodes_with_subgraphs  # noqa: E402
+from tsjit.ir.graphviz import STYLES  # noqa: E402
 from tsjit.ir.parser import parse_ir  # noqa: E402
 from tsjit.passes.common_subexpression_elimination import eliminate_common_subexpression  # noqa: E402
 from tsjit.passes.pass_diff import diff_pass  # noqa: E402
@@ -83,7 +83,7 @@ def test_the_picture_colours_removed_and_added_nodes() -> None:
     (before,) = picture.cluster_titled("before fuse_graph")
     (after,) = picture.cluster_titled("after fuse_graph (changed)")
     assert before.box[2] <= after.box[0]  # side by side, before on the left
-    assert len(ir_node_titles(picture, "after_")) == len(list(nodes_with_subgraphs(diff.after)))
+    assert len(ir_node_titles(picture, "after_")) == len(list(diff.after.nodes_with_held_graphs()))
 
 
 @needs_dot
@@ -103,6 +103,6 @@ def test_the_docs_picture_is_todays_fuser_diff_of_the_lstm_cell() -> None:
     for prefix, graph, changed, style in (("before_", diff.before, removed, "removed"),
                                           ("after_", diff.after, added, "added")):
         expected: dict[str, list[str]] = {}
-        for node in nodes_with_subgraphs(graph):
+        for node in graph.nodes_with_held_graphs():
             expected.setdefault(style if node in changed else "kept", []).append(str(node.kind))
         assert classes(picture, prefix) == expected

@@ -421,6 +421,17 @@ class Node:
     def kind_of(self, name: str | Symbol) -> str:
         return self._attribute(name)[0]
 
+    def held_graphs(self) -> list[tuple[str, Graph]]:
+        """The graphs this node holds in attributes (a FusionGroup's `Subgraph`, fork and closure bodies), each
+        labelled by its attribute name (`name[i]` within a graph-list attribute)."""
+        held: list[tuple[str, Graph]] = []
+        for name, (kind, value) in self._attributes.items():
+            if kind == "g":
+                held.append((name.name, value))
+            elif kind == "gs":
+                held += [(f"{name.name}[{index}]", graph) for index, graph in enumerate(value)]
+        return held
+
     def remove_attribute(self, name: str | Symbol) -> Node:
         del self._attributes[attribute_symbol(name)]
         self._schema = None  # an `overload` attribute decides the schema (ops/matching.py, "exact overloads")
@@ -757,6 +768,14 @@ class Graph:
     def all_nodes(self) -> Iterator[Node]:
         """Every node in program order, entering nested blocks right after their owning node."""
         return _walk(self.block)
+
+    def nodes_with_held_graphs(self) -> Iterator[Node]:
+        """Every node in program order, each followed by its blocks' nodes and the nodes of the graphs it holds in
+        attributes (what a reader of the whole program sees: drawings, archive checks)."""
+        for node in self.all_nodes():
+            yield node
+            for _, held in node.held_graphs():
+                yield from held.nodes_with_held_graphs()
 
     # ---- creating and inserting nodes ----------------------------------------------------------------------
     def create(self, kind: Symbol | str, inputs=(), num_outputs: int = 1) -> Node:

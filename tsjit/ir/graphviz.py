@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 from tsjit.errors import GraphvizError, IRError
 from tsjit.ir.graph import Block, Graph, Node, Value
@@ -93,26 +93,6 @@ def render_svg(dot_source: str) -> str:
     return finished.stdout
 
 
-def held_graphs(node: Node) -> list[tuple[str, Graph]]:
-    """The graphs a node holds in attributes (`Subgraph` of a FusionGroup, ...), named as drawn."""
-    held: list[tuple[str, Graph]] = []
-    for name in node.attribute_names():
-        kind = node.kind_of(name)
-        if kind == "g":
-            held.append((name.name, node.g(name)))
-        elif kind == "gs":
-            held += [(f"{name.name}[{index}]", graph) for index, graph in enumerate(node.gs(name))]
-    return held
-
-
-def nodes_with_subgraphs(graph: Graph) -> Iterator[Node]:
-    """Every node in program order, each followed by its blocks' nodes and its held graphs' nodes (as drawn)."""
-    for node in graph.all_nodes():
-        yield node
-        for _, held in held_graphs(node):
-            yield from nodes_with_subgraphs(held)
-
-
 def quote(text: str) -> str:
     """`text` as a quoted DOT string whose label shows it literally (line breaks kept)."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
@@ -168,7 +148,7 @@ class _Drawing:
         for value in node.inputs:
             self.use(value, box)
         nested = [(f"block{index}", block) for index, block in enumerate(node.blocks)]
-        nested += [(name, held.block) for name, held in held_graphs(node)]
+        nested += [(name, held.block) for name, held in node.held_graphs()]
         self.sources.update((value, box) for value in node.outputs)
         if not nested:
             return [declaration]

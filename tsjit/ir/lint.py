@@ -124,14 +124,11 @@ class _Linter:
                             f"{carried + 1} (the continue condition and the carried values)")
 
     def check_attributes(self, node) -> None:
-        for name in node.attribute_names():
-            kind, value = node._attribute(name)
-            subgraphs = [value] if kind == "g" else value if kind == "gs" else []
-            for subgraph in subgraphs:
-                try:
-                    lint_graph(subgraph)
-                except IRError as error:
-                    self.fail(node, f"its subgraph attribute {name.name!r} is invalid", detail=str(error))
+        for label, subgraph in node.held_graphs():
+            try:
+                lint_graph(subgraph)
+            except IRError as error:
+                self.fail(node, f"its subgraph attribute {label!r} is invalid", detail=str(error))
 
     # ---- whole-graph bookkeeping ---------------------------------------------------------------------------
     def check_ownership(self) -> None:

@@ -4,7 +4,7 @@ red on the left, the nodes it added green on the right, the nodes it kept grey o
 How nodes are matched: by identity. Passes rewrite the graph in place, so a node that survives a pass is the very
 Node object it was before; `diff_pass` keeps a copy of the graph for the left picture and pairs each original node
 with its copy by position (Graph.copy clones every block and held subgraph in program order, so the k-th node of
-`nodes_with_subgraphs` of the copy is the copy of the k-th of the original). A node the pass destroyed is removed,
+`nodes_with_held_graphs` of the copy is the copy of the k-th of the original). A node the pass destroyed is removed,
 a node not there before is added, and a node rebuilt rather than edited shows as removed and added: the picture
 tells what the pass did to the graph's objects, not what an ideal diff of the text would say. A kept node whose
 inputs changed stays grey; its edges show the change.
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from tsjit.errors import IRError
 from tsjit.ir.graph import Graph, Node
-from tsjit.ir.graphviz import digraph, graph_statements, nodes_with_subgraphs, render_svg
+from tsjit.ir.graphviz import digraph, graph_statements, render_svg
 from tsjit.passes import registry
 from tsjit.passes.pass_runner import run_pass
 
@@ -40,8 +40,8 @@ class PassDiff:
     def dot(self) -> str:
         """Both pictures side by side in one DOT digraph."""
         removed, added = set(self.removed), set(self.added)
-        before = {node: "removed" if node in removed else "kept" for node in nodes_with_subgraphs(self.before)}
-        after = {node: "added" if node in added else "kept" for node in nodes_with_subgraphs(self.after)}
+        before = {node: "removed" if node in removed else "kept" for node in self.before.nodes_with_held_graphs()}
+        after = {node: "added" if node in added else "kept" for node in self.after.nodes_with_held_graphs()}
         verdict = "changed" if self.changed else "unchanged"
         return digraph(graph_statements(self.before, "before_", before, f"before {self.name}")
                        + graph_statements(self.after, "after_", after, f"after {self.name} ({verdict})"),
@@ -57,13 +57,13 @@ def diff_pass(pass_: str | Callable[..., bool], graph: Graph) -> PassDiff:
     what it removed and added."""
     function = registry.lookup(pass_).load() if isinstance(pass_, str) else pass_
     before = graph.copy()
-    originals = list(nodes_with_subgraphs(graph))
-    copies = list(nodes_with_subgraphs(before))
+    originals = list(graph.nodes_with_held_graphs())
+    copies = list(before.nodes_with_held_graphs())
     if len(copies) != len(originals):
         raise IRError(f"the copy of the graph has {len(copies)} nodes, the graph {len(originals)}")
     copy_of = dict(zip(originals, copies))
     changed = run_pass(function, graph)
-    after = list(nodes_with_subgraphs(graph))
+    after = list(graph.nodes_with_held_graphs())
     survivors = set(after)
     return PassDiff(function.__name__, before, graph, changed,
                     removed=[copy_of[node] for node in originals if node not in survivors],

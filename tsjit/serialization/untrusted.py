@@ -23,29 +23,15 @@ def refuse_outside_world(importer, label: str) -> None:
                for function in importer.functions() for node, effect in _outside_world_nodes(function.graph)]
     if refused:
         raise SerializationError(f"{label} is not trusted and its code reaches outside the program; refused:\n  "
-                                 + "\n  ".join(dict.fromkeys(refused)) + "\n(load it with trusted=True only if "
-                                 "you trust where it came from)")
+                                 + "\n  ".join(dict.fromkeys(refused)) + "\n(load it as trusted, `trusted=True` or "
+                                 "the tsjit command's `--trusted`, only if you trust where it came from)")
 
 
 def _outside_world_nodes(graph: Graph) -> Iterator[tuple[Node, str]]:
-    for node in _nodes_and_subgraph_nodes(graph):
+    for node in graph.nodes_with_held_graphs():
         effect = outside_world_effect(str(node.kind))
         if effect is not None:
             yield node, effect
-
-
-def _nodes_and_subgraph_nodes(graph: Graph) -> Iterator[Node]:
-    """Every node of the graph, its blocks and the graphs held in node attributes (fork and closure bodies)."""
-    pending = [graph]
-    while pending:
-        for node in pending.pop().all_nodes():
-            yield node
-            for name in node.attribute_names():
-                kind = node.kind_of(name)
-                if kind == "g":
-                    pending.append(node.g(name))
-                elif kind == "gs":
-                    pending.extend(node.gs(name))
 
 
 def run_with_step_budget(graph: Graph, inputs: tuple[Any, ...], limits: ArchiveLimits) -> Any:

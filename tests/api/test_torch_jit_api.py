@@ -315,6 +315,22 @@ def test_optimized_execution_off_runs_the_graph_as_emitted():
         assert "prim::FusionGroup" in kinds(tsjit.script(lambda_free_copy()).graph_for(x))
 
 
+def test_optimized_execution_is_read_on_every_call_as_in_torch_jit():
+    """torch.jit's executors read the switch when they pick a plan: inputs without a plan run unoptimized inside
+    `optimized_execution(False)` and get their optimized plan outside it; an optimized plan, once made, runs inside
+    too (ProfilingGraphExecutorImpl::getPlanFor returns it before looking at the switch)."""
+    x = torch.randn(5)
+    fresh = tsjit.script(lambda_free_copy())
+    with tsjit.optimized_execution(False):
+        torch.testing.assert_close(fresh(x), pointwise(x))
+        assert "prim::FusionGroup" not in kinds(fresh.graph_for(x))
+    torch.testing.assert_close(fresh(x), pointwise(x))
+    assert "prim::FusionGroup" in kinds(fresh.graph_for(x))
+    with tsjit.optimized_execution(False):
+        torch.testing.assert_close(fresh(x), pointwise(x))
+        assert "prim::FusionGroup" in kinds(fresh.graph_for(x))
+
+
 def lambda_free_copy():
     """A function like `pointwise` that no executor has seen (plans keep the options they were compiled under)."""
     def pointwise_again(x):

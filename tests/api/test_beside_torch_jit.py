@@ -9,11 +9,13 @@
 - tsjit.trace over Python code calling torch.jit's compiled functions (scripted or traced) records calls of their
   converted graphs, and calls of a torch.jit submodule's methods as prim::CallMethod: never their results as
   constants, so the trace runs as eager does on other inputs.
-- torch.compile over a tsjit function compiles, fullgraph=True included (skipped where torch.compile cannot run).
+- torch.compile over a tsjit function, a tsjit module and a function or module loaded from an archive compiles,
+  fullgraph=True included (skipped where torch.compile cannot run).
 """
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -243,3 +245,42 @@ def test_torch_compile_over_a_tsjit_function_compiles(fullgraph) -> None:
     assert torch.equal(torch.compile(scripted, backend="eager", fullgraph=fullgraph)(x, y), scaled_relu(x, y))
     compiled_caller = torch.compile(calls_scaled_relu, backend="eager", fullgraph=fullgraph)
     assert torch.equal(compiled_caller(x, y), calls_scaled_relu(x, y))
+
+
+class LinearRelu(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(3, 3)
+        self.inner = torch.nn.Sequential(torch.nn.Tanh(), torch.nn.Linear(3, 2))
+
+    def forward(self, x, scale: float = 2.0):
+        return self.inner(torch.relu(self.linear(x)) * scale)
+
+
+def _loaded(scripted):
+    buffer = io.BytesIO()
+    tsjit.save(scripted, buffer)
+    buffer.seek(0)
+    return tsjit.load(buffer)
+
+
+@torch_compile
+@pytest.mark.parametrize("what", ["module", "loaded module", "loaded function"])
+def test_torch_compile_over_tsjit_modules_and_loaded_functions_compiles(what) -> None:
+    """With no Python source to trace, torch.compile traces the method's graph as straight-line Python (made when
+    the module is scripted or loaded after torch.compile is in use: runtime/torch_compile_plans.py)."""
+    import torch._dynamo  # the tests may use it (tsjit never imports it); each case compiles afresh
+
+    torch._dynamo.reset()
+    model = LinearRelu()
+    x = torch.randn(4, 3)
+    if what == "loaded function":
+        compiled_object, args, expected = _loaded(tsjit.script(scaled_relu)), (x, x), scaled_relu(x, x)
+    else:
+        scripted = tsjit.script(model)
+        compiled_object, args, expected = scripted if what == "module" else _loaded(scripted), (x,), model(x)
+    compiled = torch.compile(compiled_object, backend="eager", fullgraph=True)  # no graph break
+    torch.testing.assert_close(compiled(*args), expected)
+    if what == "module":  # inside a compiled caller too
+        caller = torch.compile(lambda *a: compiled_object(*a) - 1, backend="eager", fullgraph=True)
+        torch.testing.assert_close(caller(*args), expected - 1)

@@ -172,7 +172,10 @@ class _CallShape(NamedTuple):
 def _dispatcher_operation(overload: torch._ops.OpOverload, schema: FunctionSchema,
                           node: Node) -> CompiledOperation:
     shape = _call_shape(schema, node, keep_defaults=_is_composite(overload) and _only_overload(overload, {}))
-    call = _verified_binding(overload, node, shape) or _METADATA_READERS.get(overload.name()) or _direct_call(overload)
+    if getattr(_for_torch_compile, "on", False):  # the OpOverload itself, which torch.compile's tracer reads
+        call = overload
+    else:
+        call = _verified_binding(overload, node, shape) or _METADATA_READERS.get(overload.name()) or overload._op
     if shape.bound:
         call = functools.partial(call, **shape.bound)
     if not shape.keywords:
@@ -181,16 +184,12 @@ def _dispatcher_operation(overload: torch._ops.OpOverload, schema: FunctionSchem
                              shape.positional + tuple(i for _, i in shape.keywords))
 
 
-def _direct_call(overload: torch._ops.OpOverload) -> Operation:
-    """The OpOverload's C entry point, or (for plans torch.compile's tracer reads, which cannot see into it) the
-    OpOverload itself."""
-    return overload if getattr(_for_torch_compile, "on", False) else overload._op
-
-
 @contextlib.contextmanager
 def operations_for_torch_compile() -> Iterator[None]:
     """Resolve the Operations of nodes compiled inside the `with` (on this thread) as torch.compile's tracer can
-    read them (runtime/torch_compile_plans.py)."""
+    read them (runtime/torch_compile_plans.py): a dispatcher operator is called through its OpOverload, not its C
+    entry point `_op` (opaque to that tracer) nor a binding (which would need a probe, work the tracer's users
+    should not pay for)."""
     _for_torch_compile.on = True
     try:
         yield

@@ -37,9 +37,6 @@ MISSING = {
                         "MLIR instead of ONNX",
     "RecursiveScriptClass": "the Python face of a script-class object returned from script code; tsjit returns "
                             "such objects to Python as instances of the Python class, with their attributes",
-    "TracedModule": "tsjit.trace of a module returns a RecursiveScriptModule (a ScriptModule, as TracedModule is); "
-                    "no separate class",
-    "TopLevelTracedModule": "as TracedModule: tsjit.trace returns a RecursiveScriptModule",
     "enable_onednn_fusion": "oneDNN Graph (LLGA) fusion is a C++ backend of torch.jit; tsjit's one fuser is its C "
                             "kernel generator, switched by tsjit.fuser",
     "onednn_fusion_enabled": "as enable_onednn_fusion: tsjit has no oneDNN Graph fuser",
@@ -70,6 +67,8 @@ CHECKED = {
     "ScriptModule": f"{_API_TESTS} (legacy subclassing, save, save_to_buffer, code_with_constants, graph_for, "
                     "define)",
     "ScriptWarning": _API_TESTS,
+    "TopLevelTracedModule": f"{_API_TESTS} (also a RecursiveScriptModule, which torch.jit's is not)",
+    "TracedModule": f"{_API_TESTS} (also a RecursiveScriptModule, which torch.jit's is not)",
     "TracerWarning": "frontend/test_tracer_warnings.py",
     "TracingCheckError": "frontend/test_tracer_warnings.py",
     "annotate": "frontend/test_ir_emitter.py, ops/test_builtins.py",

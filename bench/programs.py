@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import torch
 
+from tests.shared_programs import lstm_cell_s as lstm_cell  # the seeds' LSTM cell (jit-overview.md's LSTMCellS)
 from tsjit.ir.parser import parse_ir
 from tsjit.runtime.function import Function
 from tsjit.runtime.futures import fork, wait
@@ -96,19 +97,6 @@ def fork_variants() -> dict[str, Callable]:
         "tsjit forked (graph)": lambda *a, b: tsjit_forked(*a, b),
         "tsjit.fork (Python)": lambda *a, b: torch.stack([wait(f) for f in [fork(tsjit_work, x, b) for x in a]]),
     }
-
-
-# lstm: the seeds' LSTM cell (jit-overview.md "Graph Executor"), scripted from Python source by each compiler
-def lstm_cell(x, hx, cx, w_ih, w_hh, b_ih, b_hh):
-    gates = x.mm(w_ih.t()) + hx.mm(w_hh.t()) + b_ih + b_hh
-    ingate, forgetgate, cellgate, outgate = gates.chunk(4, 1)
-    ingate = torch.sigmoid(ingate)
-    forgetgate = torch.sigmoid(forgetgate)
-    cellgate = torch.tanh(cellgate)
-    outgate = torch.sigmoid(outgate)
-    cy = (forgetgate * cx) + (ingate * cellgate)
-    hy = outgate * torch.tanh(cy)
-    return hy, cy
 
 
 def lstm_variants() -> dict[str, Callable]:

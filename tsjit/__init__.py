@@ -49,7 +49,7 @@ if TYPE_CHECKING:  # what type checkers see of the names _LAZY loads on first us
     from tsjit.api.execution import fuser, optimized_execution, strict_fusion  # noqa: F401
     from tsjit.api.freeze import freeze, optimize_for_inference, run_frozen_optimizations  # noqa: F401
     from tsjit.api.module import Attribute, script_method  # noqa: F401
-    from tsjit.api.trace import TracingCheckError, trace, trace_module  # noqa: F401
+    from tsjit.api.trace import TopLevelTracedModule, TracedModule, TracingCheckError, trace, trace_module  # noqa: F401
     from tsjit.api.type_checks import isinstance  # noqa: F401
     from tsjit.errors import Error, ScriptWarning  # noqa: F401
     from tsjit.frontend.torch_tracing_flags import is_scripting, is_tracing  # noqa: F401
@@ -71,6 +71,7 @@ _LAZY = {
     "is_tracing": "tsjit.frontend.torch_tracing_flags", "is_scripting": "tsjit.frontend.torch_tracing_flags",
     "freeze": "tsjit.api.freeze", "optimize_for_inference": "tsjit.api.freeze", "Final": "typing",
     "trace": "tsjit.api.trace", "trace_module": "tsjit.api.trace", "TracingCheckError": "tsjit.api.trace",
+    "TracedModule": "tsjit.api.trace", "TopLevelTracedModule": "tsjit.api.trace",
     "TracerWarning": "tsjit.frontend.tracer",
     "save": "tsjit.api.archive", "load": "tsjit.api.archive",
     "parse_ir": "tsjit.ir.parser",

@@ -6,11 +6,16 @@
   crash fails the test instead of killing pytest.
 - tsjit.script takes modules holding torch.jit-scripted or traced submodules, calls of torch.jit-scripted
   functions, and those objects themselves; tsjit.trace takes such submodules; the results are eager's.
-- torch.compile over a tsjit function compiles, fullgraph=True included (skipped where torch.compile cannot run).
+- tsjit.trace over Python code calling torch.jit's compiled functions (scripted or traced) records calls of their
+  converted graphs, and calls of a torch.jit submodule's methods as prim::CallMethod: never their results as
+  constants, so the trace runs as eager does on other inputs.
+- torch.compile over a tsjit function, a tsjit module and a function or module loaded from an archive compiles,
+  fullgraph=True included (skipped where torch.compile cannot run).
 """
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -141,6 +146,75 @@ def test_tsjit_script_takes_torch_jit_objects_themselves() -> None:
     assert torch.equal(tsjit.script(module)(x), module(x))
 
 
+# ---- tsjit.trace over calls of torch.jit's functions and methods ------------------------------------------------
+@torch.jit.script
+def torch_jit_relu_add(x, y):
+    return torch.relu(x) + y * 2
+
+
+torch_jit_traced = torch.jit.trace(lambda a: a * a + 1, torch.ones(3))
+
+
+def calls_torch_jit_script(x):
+    return torch_jit_relu_add(x, x + 1).sin()
+
+
+def calls_torch_jit_trace(x):
+    return torch_jit_traced(x).exp()
+
+
+def calls_with_control_flow(x):
+    return torch_jit_function(x, n=4) + torch_jit_function(x.abs())
+
+
+@pytest.mark.parametrize("model", [calls_torch_jit_script, calls_torch_jit_trace, calls_with_control_flow])
+def test_tsjit_trace_records_calls_of_torch_jit_functions(model) -> None:
+    traced = tsjit.trace(model, (torch.randn(3),))
+    kinds = [node.kind for node in traced.graph.nodes()]
+    assert "prim::CallFunction" in kinds
+    assert "CPUFloatType{3}" not in str(traced.graph)  # no result baked in as a constant
+    for _ in range(3):
+        x = torch.randn(3)
+        assert torch.allclose(traced(x), model(x))
+
+
+class ExportingSub(torch.nn.Module):
+    def forward(self, x):
+        return torch.relu(x) + 1
+
+    @torch.jit.export
+    def shifted(self, x, k: int = 2):
+        if bool(x.sum() > 0):
+            return x * k
+        return x - k
+
+
+class CallsMethods(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.sub = torch.jit.script(ExportingSub())
+
+    def forward(self, x):
+        return self.sub.shifted(x, 3) + self.sub(x)
+
+
+def test_tsjit_trace_records_calls_of_a_torch_jit_submodules_methods() -> None:
+    """As torch.jit's tracer: prim::CallMethod of `shifted`, whose control flow is kept."""
+    model = CallsMethods()
+    traced = tsjit.trace(model, torch.ones(4))
+    calls = [(n.s("name"), n.inputs[0].debug_name) for n in traced.graph.nodes() if n.kind == "prim::CallMethod"]
+    assert calls == [("shifted", "sub"), ("forward", "sub")]
+    for x in (torch.ones(4), -torch.ones(4), torch.randn(4)):
+        assert torch.equal(traced(x), model(x))
+
+
+def test_torch_jit_calls_outside_traces_go_to_torch_jit() -> None:
+    """The calls are replaced only while tsjit traces."""
+    original = torch._C.ScriptFunction.__call__
+    tsjit.trace(calls_torch_jit_script, (torch.randn(3),))
+    assert torch._C.ScriptFunction.__call__ is original
+
+
 # ---- torch.compile over tsjit functions ---------------------------------------------------------------------------
 def _torch_compile_runs() -> bool:
     try:
@@ -171,3 +245,42 @@ def test_torch_compile_over_a_tsjit_function_compiles(fullgraph) -> None:
     assert torch.equal(torch.compile(scripted, backend="eager", fullgraph=fullgraph)(x, y), scaled_relu(x, y))
     compiled_caller = torch.compile(calls_scaled_relu, backend="eager", fullgraph=fullgraph)
     assert torch.equal(compiled_caller(x, y), calls_scaled_relu(x, y))
+
+
+class LinearRelu(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(3, 3)
+        self.inner = torch.nn.Sequential(torch.nn.Tanh(), torch.nn.Linear(3, 2))
+
+    def forward(self, x, scale: float = 2.0):
+        return self.inner(torch.relu(self.linear(x)) * scale)
+
+
+def _loaded(scripted):
+    buffer = io.BytesIO()
+    tsjit.save(scripted, buffer)
+    buffer.seek(0)
+    return tsjit.load(buffer)
+
+
+@torch_compile
+@pytest.mark.parametrize("what", ["module", "loaded module", "loaded function"])
+def test_torch_compile_over_tsjit_modules_and_loaded_functions_compiles(what) -> None:
+    """With no Python source to trace, torch.compile traces the method's graph as straight-line Python (made when
+    the module is scripted or loaded after torch.compile is in use: runtime/torch_compile_plans.py)."""
+    import torch._dynamo  # the tests may use it (tsjit never imports it); each case compiles afresh
+
+    torch._dynamo.reset()
+    model = LinearRelu()
+    x = torch.randn(4, 3)
+    if what == "loaded function":
+        compiled_object, args, expected = _loaded(tsjit.script(scaled_relu)), (x, x), scaled_relu(x, x)
+    else:
+        scripted = tsjit.script(model)
+        compiled_object, args, expected = scripted if what == "module" else _loaded(scripted), (x,), model(x)
+    compiled = torch.compile(compiled_object, backend="eager", fullgraph=True)  # no graph break
+    torch.testing.assert_close(compiled(*args), expected)
+    if what == "module":  # inside a compiled caller too
+        caller = torch.compile(lambda *a: compiled_object(*a) - 1, backend="eager", fullgraph=True)
+        torch.testing.assert_close(caller(*args), expected - 1)

@@ -315,6 +315,22 @@ def test_optimized_execution_off_runs_the_graph_as_emitted():
         assert "prim::FusionGroup" in kinds(tsjit.script(lambda_free_copy()).graph_for(x))
 
 
+def test_optimized_execution_is_read_on_every_call_as_in_torch_jit():
+    """torch.jit's executors read the switch when they pick a plan: inputs without a plan run unoptimized inside
+    `optimized_execution(False)` and get their optimized plan outside it; an optimized plan, once made, runs inside
+    too (ProfilingGraphExecutorImpl::getPlanFor returns it before looking at the switch)."""
+    x = torch.randn(5)
+    fresh = tsjit.script(lambda_free_copy())
+    with tsjit.optimized_execution(False):
+        torch.testing.assert_close(fresh(x), pointwise(x))
+        assert "prim::FusionGroup" not in kinds(fresh.graph_for(x))
+    torch.testing.assert_close(fresh(x), pointwise(x))
+    assert "prim::FusionGroup" in kinds(fresh.graph_for(x))
+    with tsjit.optimized_execution(False):
+        torch.testing.assert_close(fresh(x), pointwise(x))
+        assert "prim::FusionGroup" in kinds(fresh.graph_for(x))
+
+
 def lambda_free_copy():
     """A function like `pointwise` that no executor has seen (plans keep the options they were compiled under)."""
     def pointwise_again(x):
@@ -524,3 +540,25 @@ def test_switched_off_script_and_trace_return_the_python_objects(variable, tmp_p
 
 def test_version_is_the_package_metadata():
     assert tsjit.__version__ == importlib.metadata.version("tsjit")
+
+
+# ---- the classes tracing a module returns ---------------------------------------------------------------------------
+class TracedHolder(nn.Module):
+    def __init__(self, jit):
+        super().__init__()
+        self.linear = nn.Linear(2, 2)
+        self.scripted = jit.script(nn.ReLU())
+
+    def forward(self, x):
+        return self.scripted(self.linear(x))
+
+
+@pytest.mark.parametrize("jit", JITS)
+def test_tracing_a_module_returns_a_top_level_traced_module(jit):
+    """The root is a TopLevelTracedModule, a traced submodule a TracedModule, a scripted one stays scripted."""
+    model, x = TracedHolder(jit), torch.randn(3, 2)
+    for traced in (jit.trace(model, x), jit.trace_module(model, {"forward": x})):
+        assert type(traced) is jit.TopLevelTracedModule and isinstance(traced, jit.ScriptModule)
+        assert type(traced.linear) is jit.TracedModule and not isinstance(traced.linear, jit.TopLevelTracedModule)
+        assert isinstance(traced.scripted, jit.ScriptModule) and not isinstance(traced.scripted, jit.TracedModule)
+        torch.testing.assert_close(traced(x), model(x))

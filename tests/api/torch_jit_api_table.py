@@ -1,4 +1,5 @@
-"""Every public name of torch.jit (`dir(torch.jit)` without leading underscore, plus `torch.jit.__all__`) and
+"""Every public name of torch.jit (`dir(torch.jit)` without leading underscore, plus `torch.jit.__all__` and the
+public submodules, imported or not) and
 tsjit's status for it: present (with the tests that check it behaves as torch.jit's), or missing with the
 reason. `python tests/api/torch_jit_api_table.py` writes docs/torch_jit_api.md; test_api_table.py fails when a
 torch.jit name is neither in tsjit nor listed here with a reason.
@@ -7,6 +8,7 @@ torch.jit name is neither in tsjit nor listed here with a reason.
 from __future__ import annotations
 
 import importlib.util
+import pkgutil
 import sys
 from pathlib import Path
 
@@ -20,7 +22,9 @@ import tsjit  # noqa: E402
 # names torch/jit/__init__.py binds for its own use: Python helpers and modules, not API
 NOT_API = {
     "Iterator": "typing.Iterator, imported by torch/jit/__init__.py for its own annotations",
-    "annotations": "the `from __future__ import annotations` feature flag of torch/jit/__init__.py",
+    "annotations": "the `from __future__ import annotations` feature flag of torch/jit/__init__.py, and the module "
+                   "torch.jit.annotations, the type-annotation helpers torch.jit's frontend uses (tsjit's: "
+                   "frontend/script_type_parser.py)",
     "contextmanager": "contextlib.contextmanager, imported by torch/jit/__init__.py",
     "set_module": "torch.utils.set_module, which torch/jit/__init__.py uses to rename its classes' modules",
     "torch": "the torch package itself, imported by torch/jit/__init__.py",
@@ -33,15 +37,21 @@ MISSING = {
                         "MLIR instead of ONNX",
     "RecursiveScriptClass": "the Python face of a script-class object returned from script code; tsjit returns "
                             "such objects to Python as instances of the Python class, with their attributes",
-    "TracedModule": "tsjit.trace of a module returns a RecursiveScriptModule (a ScriptModule, as TracedModule is); "
-                    "no separate class",
-    "TopLevelTracedModule": "as TracedModule: tsjit.trace returns a RecursiveScriptModule",
     "enable_onednn_fusion": "oneDNN Graph (LLGA) fusion is a C++ backend of torch.jit; tsjit's one fuser is its C "
                             "kernel generator, switched by tsjit.fuser",
     "onednn_fusion_enabled": "as enable_onednn_fusion: tsjit has no oneDNN Graph fuser",
     "jit_module_from_flatbuffer": "the mobile (lite interpreter) flatbuffer format; tsjit reads and writes "
                                   "TorchScript zip archives only",
     "save_jit_module_to_flatbuffer": "as jit_module_from_flatbuffer: no mobile flatbuffer format",
+    # submodules
+    "generate_bytecode": "the module writing the mobile (lite interpreter) upgraders' bytecode: no mobile format",
+    "mobile": "the module of the lite interpreter (LiteScriptModule, _load_for_lite_interpreter): no mobile format",
+    "quantized": "the module of torch.jit's old quantized RNN and linear wrappers, all of which raise \"no longer "
+                 "supported\" in PyTorch 2 (torch.ao.nn.quantized.dynamic replaces them)",
+    "supported_ops": "the module that writes PyTorch's documentation page of TorchScript builtins; tsjit's operator "
+                     "table is ops/registry.py",
+    "unsupported_tensor_ops": "the module that writes PyTorch's documentation page of Tensor methods script does "
+                              "not support",
 }
 
 # where each present name is checked against torch.jit (tests/...), and what differs
@@ -57,6 +67,8 @@ CHECKED = {
     "ScriptModule": f"{_API_TESTS} (legacy subclassing, save, save_to_buffer, code_with_constants, graph_for, "
                     "define)",
     "ScriptWarning": _API_TESTS,
+    "TopLevelTracedModule": f"{_API_TESTS} (also a RecursiveScriptModule, which torch.jit's is not)",
+    "TracedModule": f"{_API_TESTS} (also a RecursiveScriptModule, which torch.jit's is not)",
     "TracerWarning": "frontend/test_tracer_warnings.py",
     "TracingCheckError": "frontend/test_tracer_warnings.py",
     "annotate": "frontend/test_ir_emitter.py, ops/test_builtins.py",
@@ -75,7 +87,7 @@ CHECKED = {
     "isinstance": _API_TESTS,
     "load": "serialization/test_archives.py",
     "optimize_for_inference": "api/test_freeze.py",
-    "optimized_execution": f"{_API_TESTS} (read when a plan is compiled)",
+    "optimized_execution": f"{_API_TESTS} (read on each call without an optimized plan, as torch.jit)",
     "run_frozen_optimizations": _API_TESTS,
     "save": "serialization/test_archives.py",
     "script": f"frontend/, e2e/, {_API_TESTS} (example_inputs: types without MonkeyType)",
@@ -94,7 +106,8 @@ CHECKED = {
 
 def torch_jit_public_names() -> list[str]:
     jit = torch.jit
-    return sorted({name for name in dir(jit) if not name.startswith("_")} | set(jit.__all__))
+    submodules = {module.name for module in pkgutil.iter_modules(jit.__path__)}
+    return sorted({name for name in set(dir(jit)) | submodules if not name.startswith("_")} | set(jit.__all__))
 
 
 def in_tsjit(name: str) -> bool:
@@ -123,8 +136,8 @@ def table() -> str:
         "",
         "Generated by `python tests/api/torch_jit_api_table.py`; tests/api/test_api_table.py checks that every name",
         "is present or has a reason. \"In `__all__`\" marks the names torch.jit exports; the others are what",
-        "`dir(torch.jit)` shows without a leading underscore. Present names are checked against torch.jit in the",
-        "tests named (under tests/).",
+        "`dir(torch.jit)` shows without a leading underscore, and torch.jit's public submodules (imported or not).",
+        "Present names are checked against torch.jit in the tests named (under tests/).",
         "",
         f"{len(names)} names: {counts['present']} present, {counts['missing']} missing with a reason, "
         f"{counts['not API']} not API.",

@@ -41,7 +41,8 @@ from typing import Any
 import torch
 
 HERE = Path(__file__).parent
-sys.path[:0] = [str(HERE), str(HERE.parent / "e2e"), str(HERE.parents[1])]  # corpora, and this checkout's tsjit
+sys.path[:0] = [str(HERE), str(HERE.parent / "e2e"), str(HERE.parent), str(HERE.parents[1])]  # corpora (and the
+# programs they share), and this checkout's tsjit
 
 import mlir_programs  # noqa: E402
 from mlir_programs import CORPORA, Program  # noqa: E402

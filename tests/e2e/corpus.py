@@ -21,6 +21,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union
 
 import torch
 import torch.nn.functional as F
+from shared_programs import lstm_cell
 
 from tsjit.api import unused
 
@@ -83,19 +84,7 @@ def seed_loop(x):
     return z
 
 
-@case(args(t(2, 4), lambda: (torch.randn(2, 3), torch.randn(2, 3)), t(12, 4), t(12, 3), t(12), t(12)))
-def lstm_cell(input, hidden, w_ih, w_hh, b_ih, b_hh):
-    # type: (Tensor, Tuple[Tensor, Tensor], Tensor, Tensor, Tensor, Tensor) -> Tuple[Tensor, Tensor]
-    hx, cx = hidden
-    gates = torch.mm(input, w_ih.t()) + torch.mm(hx, w_hh.t()) + b_ih + b_hh
-    ingate, forgetgate, cellgate, outgate = gates.chunk(4, 1)
-    ingate = torch.sigmoid(ingate)
-    forgetgate = torch.sigmoid(forgetgate)
-    cellgate = torch.tanh(cellgate)
-    outgate = torch.sigmoid(outgate)
-    cy = (forgetgate * cx) + (ingate * cellgate)
-    hy = outgate * torch.tanh(cy)
-    return hy, cy
+case(args(t(2, 4), lambda: (torch.randn(2, 3), torch.randn(2, 3)), t(12, 4), t(12, 3), t(12), t(12)))(lstm_cell)
 
 
 @case(args(t(5, 2, 4), lambda: (torch.randn(2, 3), torch.randn(2, 3)), t(12, 4), t(12, 3), t(12), t(12)))

@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Tuple
 
 import pytest
 import torch
+from shared_programs import lstm_cell
 
 from tsjit.api import CompilationUnit, ScriptFunction, ignore, script, unused
 from tsjit.errors import CompileError, TsjitError
@@ -104,20 +105,6 @@ graph(%x.1 : Tensor):
       -> (%7, %z.5)
   return (%z)"""
     assert script(seed_loop).graph.str(False).strip() == expected.strip()
-
-
-def lstm_cell(input, hidden, w_ih, w_hh, b_ih, b_hh):
-    # type: (Tensor, Tuple[Tensor, Tensor], Tensor, Tensor, Tensor, Tensor) -> Tuple[Tensor, Tensor]
-    hx, cx = hidden
-    gates = torch.mm(input, w_ih.t()) + torch.mm(hx, w_hh.t()) + b_ih + b_hh
-    ingate, forgetgate, cellgate, outgate = gates.chunk(4, 1)
-    ingate = torch.sigmoid(ingate)
-    forgetgate = torch.sigmoid(forgetgate)
-    cellgate = torch.tanh(cellgate)
-    outgate = torch.sigmoid(outgate)
-    cy = (forgetgate * cx) + (ingate * cellgate)
-    hy = outgate * torch.tanh(cy)
-    return hy, cy
 
 
 def simple_lstm(input, hidden, wih, whh, bih, bhh):

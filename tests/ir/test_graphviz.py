@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from shared_programs import lstm_cell_s as lstm_cell
 from svg_picture import ir_node_titles, needs_dot, png_colours, read_svg, screenshot
 
 import tsjit
@@ -28,13 +29,6 @@ from tsjit.ir.parser import parse_ir
 from tsjit.ir.symbols import prim
 
 REPOSITORY = Path(__file__).resolve().parents[2]
-
-
-def lstm_cell(x, hx, cx, w_ih, w_hh, b_ih, b_hh):
-    gates = x.mm(w_ih.t()) + hx.mm(w_hh.t()) + b_ih + b_hh
-    ingate, forgetgate, cellgate, outgate = gates.chunk(4, 1)
-    cy = torch.sigmoid(forgetgate) * cx + torch.sigmoid(ingate) * torch.tanh(cellgate)
-    return torch.sigmoid(outgate) * torch.tanh(cy), cy
 
 
 def countdown(x: torch.Tensor, n: int) -> torch.Tensor:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 import torch
 from mlir_corpus import assert_close, graph_from_torch, script
+from shared_programs import lstm_cell
 
 import tsjit.mlir
 import tsjit.mlir.iree
@@ -27,20 +28,6 @@ def run_on_iree(target, inputs, backend):
 
 
 # ---- the seed's LSTM cell (pytorch-ir-2018.md) -----------------------------------------------------------------
-def lstm_cell(input, hidden, w_ih, w_hh, b_ih, b_hh):
-    # type: (Tensor, Tuple[Tensor, Tensor], Tensor, Tensor, Tensor, Tensor) -> Tuple[Tensor, Tensor]
-    hx, cx = hidden
-    gates = torch.mm(input, w_ih.t()) + torch.mm(hx, w_hh.t()) + b_ih + b_hh
-    ingate, forgetgate, cellgate, outgate = gates.chunk(4, 1)
-    ingate = torch.sigmoid(ingate)
-    forgetgate = torch.sigmoid(forgetgate)
-    cellgate = torch.tanh(cellgate)
-    outgate = torch.sigmoid(outgate)
-    cy = (forgetgate * cx) + (ingate * cellgate)
-    hy = outgate * torch.tanh(cy)
-    return hy, cy
-
-
 LSTM_CELL_IR = """
 graph(%input : Tensor, %hidden : (Tensor, Tensor), %w_ih : Tensor, %w_hh : Tensor, %b_ih : Tensor,
       %b_hh : Tensor):

@@ -9,6 +9,7 @@ import textwrap
 
 import torch
 from pass_case import check_pass
+from shared_programs import lstm_cell_s as lstm_cell
 
 from tsjit.ir.symbols import prim
 from tsjit.passes.graph_fuser import MAX_GROUP_SIZE, fuse_graph
@@ -146,13 +147,6 @@ LSTM_CELL = """
       %hy : F2 = aten::mul(%outgate, %28)
       %30 : (F2, F2) = prim::TupleConstruct(%hy, %cy)
       return (%30)"""
-
-
-def lstm_cell(x, hx, cx, w_ih, w_hh, b_ih, b_hh):
-    gates = x.mm(w_ih.t()) + hx.mm(w_hh.t()) + b_ih + b_hh
-    ingate, forgetgate, cellgate, outgate = gates.chunk(4, 1)
-    cy = torch.sigmoid(forgetgate) * cx + torch.sigmoid(ingate) * torch.tanh(cellgate)
-    return torch.sigmoid(outgate) * torch.tanh(cy), cy
 
 
 def test_the_lstm_cell_after_its_matmuls_is_one_group() -> None:

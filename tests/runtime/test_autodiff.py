@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import torch
 import torch.nn.functional as F
+from shared_programs import lstm_cell_s as lstm_cell
 
 import tsjit
 from tsjit.ir.graph import Graph
@@ -39,18 +40,6 @@ def _double(*shape: int, positive: bool = False) -> torch.Tensor:
 
 
 # ---- the programs --------------------------------------------------------------------------------------------
-def lstm_cell(x, hx, cx, w_ih, w_hh, b_ih, b_hh):
-    gates = x.mm(w_ih.t()) + hx.mm(w_hh.t()) + b_ih + b_hh
-    ingate, forgetgate, cellgate, outgate = gates.chunk(4, 1)
-    ingate = torch.sigmoid(ingate)
-    forgetgate = torch.sigmoid(forgetgate)
-    cellgate = torch.tanh(cellgate)
-    outgate = torch.sigmoid(outgate)
-    cy = (forgetgate * cx) + (ingate * cellgate)
-    hy = outgate * torch.tanh(cy)
-    return hy, cy
-
-
 def mlp(x, w1, b1, w2, b2):
     return F.linear(torch.relu(F.linear(x, w1, b1)), w2, b2)
 

@@ -8,6 +8,7 @@ import threading
 
 import pytest
 import torch
+from shared_programs import lstm_cell_s as lstm_cell
 
 import tsjit
 import tsjit.codegen.compiler as compiler
@@ -155,19 +156,6 @@ def test_a_plan_meets_inputs_of_other_shapes_and_layouts() -> None:
     torch.testing.assert_close(scripted(x, y), two_outputs(x, y))
     for a, b in ((x.t(), y.t()), (x, y[:1]), (x[:, :1], y)):  # one plan: same dtypes and ranks
         torch.testing.assert_close(scripted(a, b), two_outputs(a, b))
-
-
-
-def lstm_cell(x, hx, cx, w_ih, w_hh, b_ih, b_hh):
-    gates = x.mm(w_ih.t()) + hx.mm(w_hh.t()) + b_ih + b_hh
-    ingate, forgetgate, cellgate, outgate = gates.chunk(4, 1)
-    ingate = torch.sigmoid(ingate)
-    forgetgate = torch.sigmoid(forgetgate)
-    cellgate = torch.tanh(cellgate)
-    outgate = torch.sigmoid(outgate)
-    cy = (forgetgate * cx) + (ingate * cellgate)
-    hy = outgate * torch.tanh(cy)
-    return hy, cy
 
 
 def lstm_inputs(batch: int, inputs: int, hidden: int, dtype=torch.float32) -> list[torch.Tensor]:

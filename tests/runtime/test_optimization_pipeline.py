@@ -7,6 +7,7 @@ import pathlib
 import random
 
 import torch
+from shared_programs import lstm_cell_s as lstm_cell
 
 import tsjit
 from tsjit.api.module import script_module
@@ -29,13 +30,6 @@ def checked_linear(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.T
     if not x.is_floating_point() or x.dtype != w.dtype:
         raise TypeError("expected matching float tensors")
     return torch.relu(x.mm(w.t()) + b)
-
-
-def lstm_cell(x, hx, cx, w_ih, w_hh, b_ih, b_hh):
-    gates = x.mm(w_ih.t()) + hx.mm(w_hh.t()) + b_ih + b_hh
-    ingate, forgetgate, cellgate, outgate = gates.chunk(4, 1)
-    cy = torch.sigmoid(forgetgate) * cx + torch.sigmoid(ingate) * torch.tanh(cellgate)
-    return torch.sigmoid(outgate) * torch.tanh(cy), cy
 
 
 def test_dim_and_dtype_checks_disappear_from_the_plan(monkeypatch) -> None:

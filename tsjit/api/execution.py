@@ -1,17 +1,21 @@
 """How scripted code runs, as torch.jit's switches say: `optimized_execution`, `fuser` and `strict_fusion`.
 
-    with tsjit.fuser("none"):           # plans compiled inside run without fusion ("fuser0"/"fuser1": with)
+    with tsjit.fuser("none"):           # plans optimized while it is on fuse nothing ("fuser0"/"fuser1": fuse)
         f(x)
     with tsjit.optimized_execution(False):
-        f(x)                            # plans compiled inside are the graph as emitted, unoptimized
+        f(x)                            # inputs without an optimized plan run the graph as emitted
 
     @tsjit.script
     def g(x):
         with tsjit.strict_fusion():     # or torch.jit.strict_fusion(): fails to compile a plan where the block
             return x * 2 + 1            # is not fused whole (passes/check_strict_fusion.py)
 
-Both switches are read when a plan is compiled (runtime/executor_options.py), so they steer the plans compiled
-inside the `with`, and a plan keeps the options it was compiled under.
+As in torch.jit (runtime/executor_options.py): `optimized_execution` is read on every call that has no optimized
+plan yet, so after the `with` the same inputs get their optimized plan, while one optimized before keeps running
+inside it (torch.jit's profiling executor returns its optimized plan before it looks at the switch). The fuser is
+read when a plan is optimized, which the profiling executor does after the profiled runs: a plan optimized before
+keeps its fusion groups (or their absence), in torch.jit as here, where the fuser's flags are read by the fusion
+passes of the optimized plan it builds once.
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ FUSERS = {"fuser0": True, "fuser1": True, "fuser2": False, "fuser3": True, "none
 
 @contextlib.contextmanager
 def optimized_execution(should_optimize: bool) -> Iterator[None]:
-    """Whether plans compiled inside the `with` (on this thread) are optimized."""
+    """Whether calls inside the `with` (on this thread) without an optimized plan for their inputs get one (True),
+    or run the graph as emitted (False)."""
     previous = executor_options.set_optimization_enabled(should_optimize)
     try:
         yield
@@ -43,7 +48,7 @@ def optimized_execution(should_optimize: bool) -> Iterator[None]:
 
 @contextlib.contextmanager
 def fuser(name: str) -> Iterator[None]:
-    """Switch the fuser for plans compiled inside the `with`, by torch.jit's fuser names (see FUSERS)."""
+    """Switch the fuser for plans optimized inside the `with`, by torch.jit's fuser names (see FUSERS)."""
     if name not in FUSERS:
         raise ValueError(f"unrecognized fuser option (name: {name})")
     previous = executor_options.set_fusion_enabled(FUSERS[name])

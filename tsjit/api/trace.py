@@ -190,7 +190,16 @@ def trace_module_methods(mod: torch.nn.Module, calls: dict[str, _Call], strict: 
     root = types[mod]
     for name, call in calls.items():
         root.class_type.methods[name] = _trace_method(mod, root, types, name, call, strict)
-    return _script_module(mod, types, {})
+    return _script_module(mod, types, {}, TopLevelTracedModule)
+
+
+class TracedModule(RecursiveScriptModule):
+    """A module of what tracing a module made (torch.jit.TracedModule): its methods are traces."""
+
+
+class TopLevelTracedModule(TracedModule):
+    """The module `trace` and `trace_module` return (torch.jit.TopLevelTracedModule); its submodules are
+    TracedModules, or the scripted modules they were."""
 
 
 def _trace_method(mod: torch.nn.Module, root: TracedModuleType, types: dict, name: str, call: _Call,
@@ -207,7 +216,8 @@ def _trace_method(mod: torch.nn.Module, root: TracedModuleType, types: dict, nam
     return TracedFunction(f"{root.class_type.qualified_name}.{name}", state.graph)
 
 
-def _script_module(module: torch.nn.Module, types: dict, built: dict) -> ScriptModule:
+def _script_module(module: torch.nn.Module, types: dict, built: dict,
+                   module_class: type[TracedModule] = TracedModule) -> ScriptModule:
     """The ScriptModule of a traced module: the same parameter and buffer tensors, its submodules' modules."""
     if is_torch_jit_module(module):
         return converted_module(module)
@@ -221,7 +231,7 @@ def _script_module(module: torch.nn.Module, types: dict, built: dict) -> ScriptM
                  if value is not None}
         slots["training"] = module.training
         slots.update((name, submodule._c) for name, submodule in submodules.items())
-        built[module] = RecursiveScriptModule(Object(info.class_type, slots), info.concrete_type, submodules)
+        built[module] = module_class(Object(info.class_type, slots), info.concrete_type, submodules)
     return built[module]
 
 

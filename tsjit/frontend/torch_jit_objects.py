@@ -8,7 +8,8 @@ read back, each once (kept weakly: dropping the torch.jit object drops tsjit's):
   included); it becomes a GraphFunction that script code calls and inlines like its own;
 - a module by its archive (`save_to_buffer`), loaded as tsjit loads any TorchScript archive: its attributes,
   submodules, methods and classes come along. Loading lives above the frontend, so the api layer registers
-  the loader (`MODULE_LOADER`).
+  the loader (`MODULE_LOADER`). Modules are kept by their C++ module (`_c`), which is what a ScriptMethod
+  knows of its owner (`converted_module_of`).
 """
 
 from __future__ import annotations
@@ -49,10 +50,16 @@ def converted_function(function: torch._C.ScriptFunction) -> ConvertedFunction:
 
 def converted_module(module: torch.nn.Module) -> Any:
     """The tsjit RecursiveScriptModule of a torch.jit module."""
-    found = _converted.get(module)
+    found = _converted.get(module._c)
     if found is None:
-        found = _converted[module] = MODULE_LOADER[0](module)
+        found = _converted[module._c] = MODULE_LOADER[0](module)
     return found
+
+
+def converted_module_of(script_module: torch._C.ScriptModule) -> Any | None:
+    """The tsjit module converted from the torch.jit module whose C++ module this is, None if there is none yet.
+    (`method.owner` is a new Python object on each read, equal to and hashed as the module's `_c`.)"""
+    return _converted.get(script_module)
 
 
 class ConvertedFunction(TracedFunction):

@@ -28,7 +28,8 @@ sees at its dispatch key) and records each as a node with the overload the bindi
   what no rule covers is recorded as the operators the dispatch probe saw.
 - Tensors the trace does not know become constants; turning a tensor into a Python value warns (TracerWarning).
 - A ScriptFunction called while tracing is recorded as a prim::CallFunction keeping its control flow
-  (`record_function_call`); submodule calls of a traced module become prim::CallMethod (trace_module.py).
+  (`record_function_call`), a torch.jit one as a call of its converted graph (trace_torch_jit_calls.py);
+  submodule calls of a traced module become prim::CallMethod (trace_module.py).
 - `tsjit.fork(fn, *args)` runs `fn` at once, recorded into a
   graph of its own that becomes the Subgraph of a prim::fork; `wait` on its future is an aten::wait
   (`record_fork`, `record_wait`).
@@ -710,20 +711,22 @@ def _has_type_variables(type_: T.Type) -> bool:
 
 # ---- where the traced code is: locations, names, warnings -----------------------------------------------------
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_TRACER_FILES = frozenset(
-    [os.path.join(_HERE, name) for name in ("tracer.py", "trace_arguments.py", "trace_calls.py", "trace_indexing.py",
-                                         "trace_module.py")]
-    + [os.path.abspath(m.__file__) for m in (torch.overrides, sys.modules["torch.utils._python_dispatch"])]
-    + [contextlib.__file__, os.path.join(os.path.dirname(_HERE), "runtime", "futures.py")])
 _PACKAGE = os.path.dirname(_HERE)
+# frames that are never the traced code: tsjit's own (the tracer, and the api's calls that record themselves)
+# and torch's that hand calls over (a module's `__call__` included)
+_TRACER_FILES = frozenset([os.path.abspath(m.__file__) for m in (torch.overrides, torch.nn.modules.module,
+                                                                  sys.modules["torch.utils._python_dispatch"])]
+                          + [contextlib.__file__])
 ENTRY_FILE = os.path.join(_PACKAGE, "api", "trace.py")
 
 
 def _user_frames() -> Iterator[types.FrameType]:
-    """The frames of the traced code, innermost first (the tracer's own frames skipped), up to `trace()`."""
+    """The frames of the traced code, innermost first (tsjit's and the tracer's own frames skipped), up to
+    `trace()`."""
     frame = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename != ENTRY_FILE:
-        if frame.f_code.co_filename not in _TRACER_FILES:
+        filename = frame.f_code.co_filename
+        if filename not in _TRACER_FILES and not filename.startswith(_PACKAGE + os.sep):
             yield frame
         frame = frame.f_back
 

@@ -1,7 +1,8 @@
 """The executor's switches, as torch.jit keeps them: whether plans are optimized (`tsjit.optimized_execution`,
 per thread, as torch's `_set_graph_executor_optimize`) and whether the fuser runs (`tsjit.fuser`, process-wide;
-without an override, TSJIT_FUSION=0 turns it off). The executor reads both when it compiles a plan, so a plan
-keeps the options it was compiled under."""
+without an override, TSJIT_FUSION=0 turns it off). The executor reads the first on each call without a plan
+for its inputs (graph_executor.py's `_unoptimized_plan`), the second when it optimizes a plan, which then keeps
+its fusion groups."""
 
 from __future__ import annotations
 

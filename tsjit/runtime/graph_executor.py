@@ -354,6 +354,7 @@ class GraphExecutor:
         self.plan_cache_size = max(1, int(os.environ.get("TSJIT_PLAN_CACHE_SIZE", DEFAULT_PLAN_CACHE_SIZE)))
         self._lock = threading.RLock()  # a same-thread re-entry fails loudly instead of hanging
         self._entries: dict[Any, Callable | None] = {}  # plan_entry by call key (and by miss, see entry())
+        self._unoptimized_plans: dict[tuple, ExecutionPlan] = {}  # by plan key, see _unoptimized_plan
 
     def run(self, inputs: Sequence[Any]) -> Any:
         """The graph's result for `inputs` (one value, a tuple for several outputs, None for none).
@@ -362,6 +363,8 @@ class GraphExecutor:
         calls with the same call key go straight to that plan; others come back here and install their own."""
         key = call_key(inputs)
         plan = self._used(self._plans_by_call_key.get(key)) or self._plan_for_call_key(key, inputs)
+        if id(plan) not in self._plan_keys:  # an unoptimized plan (see _unoptimized_plan): no entry leads to it
+            return plan.run(*inputs)
         entry = self._entries.get(key, _NO_ENTRY)
         if entry is _NO_ENTRY:
             entry = self._entries[key] = plan_entry(key, plan.run, self._run_by_key)
@@ -375,6 +378,8 @@ class GraphExecutor:
         with a check of their own to do first (ScriptFunction binds arguments against its schema)."""
         key = call_key(inputs)
         plan = self._used(self._plans_by_call_key.get(key)) or self._plan_for_call_key(key, inputs)
+        if id(plan) not in self._plan_keys:
+            return None
         entry = self._entries.get((key, miss), _NO_ENTRY)
         if entry is _NO_ENTRY:
             entry = self._entries[(key, miss)] = plan_entry(key, plan.run, miss)
@@ -419,7 +424,21 @@ class GraphExecutor:
     def _plan_for_call_key(self, call_key: tuple, inputs: Sequence[Any]) -> ExecutionPlan:
         if len(inputs) != len(self.graph.inputs):  # checked once per key: the key's length is the inputs' count
             raise RuntimeTsjitError(f"the graph takes {len(self.graph.inputs)} inputs, got {len(inputs)}")
-        return self._compile((create_argument_spec(inputs), *call_key[2:]), call_key)
+        key = (create_argument_spec(inputs), *call_key[2:])
+        if self.optimize and not executor_options.optimization_enabled():
+            return self._unoptimized_plan(key)
+        return self._compile(key, call_key)
+
+    def _unoptimized_plan(self, key: tuple) -> ExecutionPlan:
+        """Inputs without a plan yet, inside `optimized_execution(False)`: the graph as emitted, specialized to
+        the spec, from plans kept apart. As in torch.jit's executors, the switch is read on every call: a plan
+        optimized before keeps running inside the `with`, and outside it the same inputs get their optimized plan
+        (the unoptimized one is kept for the next time the switch is off)."""
+        with self._lock:
+            plan = self._unoptimized_plans.get(key)
+            if plan is None:
+                plan = self._unoptimized_plans[key] = ExecutionPlan(self._specialized_graph(key[0]))
+            return plan
 
     def _compile(self, key: tuple, call_key: tuple) -> ExecutionPlan:
         with self._lock, garbage_collection.paused():
@@ -433,11 +452,15 @@ class GraphExecutor:
 
     def _build_plan(self, spec: ArgumentSpec) -> ExecutionPlan:
         """A new plan: the graph copied, specialized to the spec and optimized."""
-        graph = self.graph.copy()
-        specialize_types(graph, spec)
-        if self.optimize and executor_options.optimization_enabled():
+        graph = self._specialized_graph(spec)
+        if self.optimize:
             optimize_graph(graph)
         return ExecutionPlan(graph)
+
+    def _specialized_graph(self, spec: ArgumentSpec) -> Graph:
+        graph = self.graph.copy()
+        specialize_types(graph, spec)
+        return graph
 
     def _used(self, plan: ExecutionPlan | None) -> ExecutionPlan | None:
         """Mark a plan (if any) as the most recently used."""

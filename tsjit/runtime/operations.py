@@ -26,11 +26,12 @@ outputs, or None (seed: jit-overview.md "Operation", "Operator"). Where it comes
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import torch
@@ -171,13 +172,32 @@ class _CallShape(NamedTuple):
 def _dispatcher_operation(overload: torch._ops.OpOverload, schema: FunctionSchema,
                           node: Node) -> CompiledOperation:
     shape = _call_shape(schema, node, keep_defaults=_is_composite(overload) and _only_overload(overload, {}))
-    call = _verified_binding(overload, node, shape) or _METADATA_READERS.get(overload.name()) or overload._op
+    if getattr(_for_torch_compile, "on", False):  # the OpOverload itself, which torch.compile's tracer reads
+        call = overload
+    else:
+        call = _verified_binding(overload, node, shape) or _METADATA_READERS.get(overload.name()) or overload._op
     if shape.bound:
         call = functools.partial(call, **shape.bound)
     if not shape.keywords:
         return CompiledOperation(call, shape.positional)
     return CompiledOperation(_with_keywords(call, len(shape.positional), shape.keywords),
                              shape.positional + tuple(i for _, i in shape.keywords))
+
+
+@contextlib.contextmanager
+def operations_for_torch_compile() -> Iterator[None]:
+    """Resolve the Operations of nodes compiled inside the `with` (on this thread) as torch.compile's tracer can
+    read them (runtime/torch_compile_plans.py): a dispatcher operator is called through its OpOverload, not its C
+    entry point `_op` (opaque to that tracer) nor a binding (which would need a probe, work the tracer's users
+    should not pay for)."""
+    _for_torch_compile.on = True
+    try:
+        yield
+    finally:
+        _for_torch_compile.on = False
+
+
+_for_torch_compile = threading.local()
 
 
 def _call_shape(schema: FunctionSchema, node: Node, keep_defaults: bool) -> _CallShape:

@@ -39,9 +39,9 @@ from tsjit.ir.graph import Graph
 from tsjit.passes.guard_elimination import guard_elimination
 from tsjit.passes.insert_type_guards import insert_type_guards
 from tsjit.passes.pass_runner import run_pass
-from tsjit.runtime import executor_options, graph_executor
+from tsjit.runtime import graph_executor
 from tsjit.runtime.generated_plan import generate_plan
-from tsjit.runtime.graph_executor import ArgumentSpec, ExecutionPlan, GraphExecutor, specialize_types
+from tsjit.runtime.graph_executor import ArgumentSpec, ExecutionPlan, GraphExecutor
 from tsjit.runtime.profiling_record import ProfilingRecord, remove_profile_nodes_and_specialize_types, restore_types
 
 FusionStrategy = list[tuple[str, int]]
@@ -183,10 +183,9 @@ class ProfilingGraphExecutor(GraphExecutor):
 
     def _build_plan(self, spec: ArgumentSpec) -> ExecutionPlan:
         """The spec's plan, profiling (or, with no specialization left to make, optimized without fusion)."""
-        if not self.optimize or not executor_options.optimization_enabled():
+        if not self.optimize:
             return GraphExecutor._build_plan(self, spec)
-        graph = self.graph.copy()
-        specialize_types(graph, spec)
+        graph = self._specialized_graph(spec)
         for stage in _profiling_insensitive_stages():
             stage(graph)
         _lint(graph)

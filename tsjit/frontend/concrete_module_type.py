@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import enum
 import inspect
+import re
 import sys
 import threading
 import typing
@@ -504,25 +505,36 @@ def _overload_nodes(py_class: type) -> list[tuple[Any, ast.FunctionDef]]:
     for cls in py_class.__mro__:
         if cls is torch.nn.Module or cls is object:
             break
-        source, body = _class_source(cls)
-        found += [(source, node) for node in body if _is_overload_declaration(node)]
+        source, declarations = _class_overload_declarations(cls)
+        found += [(source, node) for node in declarations]
     return found
 
 
-_class_sources: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # class -> (Source, body): goes with it
+# class -> (Source, its overload declarations): goes with the class
+_class_overloads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _class_source(cls: type) -> tuple:
-    """The class's Source and the statements of its body (cached; empty when the source is unavailable)."""
-    if cls not in _class_sources:
+def _class_overload_declarations(cls: type) -> tuple:
+    """The class's Source and the overload declarations of its body (cached; none when the source is
+    unavailable). Only a source that names an overload decorator is parsed, and only the declarations are kept:
+    the ast of a class such as nn.MultiheadAttention is tens of thousands of objects."""
+    if cls not in _class_overloads:
         try:
             source = get_source(cls)
-            _, module = parse_source(source)
-            body = module.body[0].body if module.body and isinstance(module.body[0], ast.ClassDef) else []
+            declarations = _overload_declarations(source) if _NAMES_OVERLOAD_DECORATOR.search(source.text) else []
         except (TsjitError, SyntaxError):
-            source, body = None, []
-        _class_sources[cls] = (source, body)
-    return _class_sources[cls]
+            source, declarations = None, []
+        _class_overloads[cls] = (source, declarations)
+    return _class_overloads[cls]
+
+
+_NAMES_OVERLOAD_DECORATOR = re.compile("|".join(sorted(OVERLOAD_DECORATORS)))
+
+
+def _overload_declarations(source: Any) -> list[ast.FunctionDef]:
+    _, module = parse_source(source)
+    body = module.body[0].body if module.body and isinstance(module.body[0], ast.ClassDef) else []
+    return [node for node in body if _is_overload_declaration(node)]
 
 
 def _is_overload_declaration(node: ast.stmt) -> bool:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import enum
 import inspect
+import linecache
 import re
 import sys
 import threading
@@ -516,19 +517,38 @@ _class_overloads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def _class_overload_declarations(cls: type) -> tuple:
     """The class's Source and the overload declarations of its body (cached; none when the source is
-    unavailable). Only a source that names an overload decorator is parsed, and only the declarations are kept:
-    the ast of a class such as nn.MultiheadAttention is tens of thousands of objects."""
+    unavailable). The class's source is read only when its file names an overload decorator (inspect finds a
+    class by parsing its whole file: 5-30 ms for each of torch.nn's), and only the declarations are kept: the
+    ast of a class such as nn.MultiheadAttention is tens of thousands of objects."""
     if cls not in _class_overloads:
-        try:
-            source = get_source(cls)
-            declarations = _overload_declarations(source) if _NAMES_OVERLOAD_DECORATOR.search(source.text) else []
-        except (TsjitError, SyntaxError):
-            source, declarations = None, []
+        source, declarations = None, []
+        if _file_names_overload_decorator(cls):
+            try:
+                source = get_source(cls)
+                if _NAMES_OVERLOAD_DECORATOR.search(source.text):
+                    declarations = _overload_declarations(source)
+            except (TsjitError, SyntaxError):
+                source = None
         _class_overloads[cls] = (source, declarations)
     return _class_overloads[cls]
 
 
 _NAMES_OVERLOAD_DECORATOR = re.compile("|".join(sorted(OVERLOAD_DECORATORS)))
+_files_naming_overload_decorators: dict[str, bool] = {}
+
+
+def _file_names_overload_decorator(cls: type) -> bool:
+    """Whether the file defining `cls` says `_overload_method` anywhere (read once per file)."""
+    try:
+        filename = inspect.getsourcefile(cls)
+    except TypeError:  # a built-in class
+        return False
+    if filename is None:
+        return True  # no file to read: let the class's source tell
+    if filename not in _files_naming_overload_decorators:
+        text = "".join(linecache.getlines(filename))
+        _files_naming_overload_decorators[filename] = _NAMES_OVERLOAD_DECORATOR.search(text) is not None
+    return _files_naming_overload_decorators[filename]
 
 
 def _overload_declarations(source: Any) -> list[ast.FunctionDef]:

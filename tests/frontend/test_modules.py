@@ -333,6 +333,21 @@ def test_overloaded_methods_are_found_in_the_class_source():
     assert "forward" not in methods_to_compile(nn.LSTM(2, 3))
 
 
+def test_only_classes_whose_file_names_an_overload_decorator_have_their_source_read(monkeypatch):
+    """inspect finds a class's source by parsing its whole file: torch.nn's linear.py says no `_overload_method`,
+    so nn.Linear's source is never read; rnn.py does, and nn.GRU's overloads are found."""
+    from tsjit.frontend import concrete_module_type
+
+    read = []
+    get_source = concrete_module_type.get_source
+    monkeypatch.setattr(concrete_module_type, "get_source", lambda cls: read.append(cls) or get_source(cls))
+    for cls in (nn.Linear, nn.GRU, nn.RNNBase):
+        concrete_module_type._class_overloads.pop(cls, None)
+    assert module_overloads(nn.Linear(2, 2)) == {}
+    assert module_overloads(nn.GRU(2, 3)) == {"forward": ["forward__0", "forward__1"]}
+    assert read == [nn.GRU, nn.RNNBase]
+
+
 # ==============================================================================================================
 # `self` in methods: the graphs
 # ==============================================================================================================

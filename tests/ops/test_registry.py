@@ -200,3 +200,42 @@ def test_operators_the_dispatcher_registered_conservative_have_side_effects():
     assert is_conservative(find_operator("alias_kind_test::effect").schema)
     assert not is_conservative(find_operator("alias_kind_test::pure").schema)
     assert not is_conservative(find_operator("aten::sin").schema)
+
+
+_FIRST_CALL_SCRIPT = """
+import sys
+import torch
+import tsjit
+from tsjit.ops import registry
+
+parsed = []
+parse = registry.parse_schema
+registry.parse_schema = lambda text: parsed.append(text) or parse(text)
+f = tsjit.CompilationUnit('''
+def f(x, y):
+    return torch.sigmoid(torch.add(torch.sin(x), y) * y)
+''').f
+assert torch.equal(f(torch.ones(2), torch.ones(2)), torch.sigmoid(torch.sin(torch.ones(2)) + 1))
+tables = sorted(name for name in ("lists", "dicts", "strings", "numbers", "tensor_ops")
+                if f"tsjit.ops.builtins.{name}" in sys.modules)
+print(repr((parsed, tables)))
+"""
+
+
+def test_a_first_call_parses_the_overloads_it_uses_and_no_builtins_tables():
+    """Scripting and running tensor operators parses the schema of each overload used, not those of every
+    overload of the names (`aten::add` has 16), and imports none of the JIT-only builtins tables."""
+    result = subprocess.run([sys.executable, "-c", _FIRST_CALL_SCRIPT], capture_output=True, text=True, check=True)
+    parsed, tables = eval(result.stdout)
+    assert sorted(parsed) == sorted([
+        "aten::sin(Tensor self) -> Tensor", "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+        "aten::mul.Tensor(Tensor self, Tensor other) -> Tensor", "aten::sigmoid(Tensor self) -> Tensor"])
+    assert tables == []
+
+
+def test_an_operation_of_a_builtin_loads_the_builtins_tables_on_demand():
+    script = ("import tsjit.ops.registry as registry\n"
+              "length = registry.find_operator('aten::len.t').get_operation()\n"
+              "assert length([1, 2, 3]) == 3\n"
+              "assert registry.find_operator('aten::add.int').has_operation\n")
+    subprocess.run([sys.executable, "-c", script], check=True)

@@ -23,6 +23,8 @@ from __future__ import annotations
 import ast
 import enum
 import inspect
+import linecache
+import re
 import sys
 import threading
 import typing
@@ -504,25 +506,55 @@ def _overload_nodes(py_class: type) -> list[tuple[Any, ast.FunctionDef]]:
     for cls in py_class.__mro__:
         if cls is torch.nn.Module or cls is object:
             break
-        source, body = _class_source(cls)
-        found += [(source, node) for node in body if _is_overload_declaration(node)]
+        source, declarations = _class_overload_declarations(cls)
+        found += [(source, node) for node in declarations]
     return found
 
 
-_class_sources: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # class -> (Source, body): goes with it
+# class -> (Source, its overload declarations): goes with the class
+_class_overloads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _class_source(cls: type) -> tuple:
-    """The class's Source and the statements of its body (cached; empty when the source is unavailable)."""
-    if cls not in _class_sources:
-        try:
-            source = get_source(cls)
-            _, module = parse_source(source)
-            body = module.body[0].body if module.body and isinstance(module.body[0], ast.ClassDef) else []
-        except (TsjitError, SyntaxError):
-            source, body = None, []
-        _class_sources[cls] = (source, body)
-    return _class_sources[cls]
+def _class_overload_declarations(cls: type) -> tuple:
+    """The class's Source and the overload declarations of its body (cached; none when the source is
+    unavailable). The class's source is read only when its file names an overload decorator (inspect finds a
+    class by parsing its whole file: 5-30 ms for each of torch.nn's), and only the declarations are kept: the
+    ast of a class such as nn.MultiheadAttention is tens of thousands of objects."""
+    if cls not in _class_overloads:
+        source, declarations = None, []
+        if _file_names_overload_decorator(cls):
+            try:
+                source = get_source(cls)
+                if _NAMES_OVERLOAD_DECORATOR.search(source.text):
+                    declarations = _overload_declarations(source)
+            except (TsjitError, SyntaxError):
+                source = None
+        _class_overloads[cls] = (source, declarations)
+    return _class_overloads[cls]
+
+
+_NAMES_OVERLOAD_DECORATOR = re.compile("|".join(sorted(OVERLOAD_DECORATORS)))
+_files_naming_overload_decorators: dict[str, bool] = {}
+
+
+def _file_names_overload_decorator(cls: type) -> bool:
+    """Whether the file defining `cls` says `_overload_method` anywhere (read once per file)."""
+    try:
+        filename = inspect.getsourcefile(cls)
+    except TypeError:  # a built-in class
+        return False
+    if filename is None:
+        return True  # no file to read: let the class's source tell
+    if filename not in _files_naming_overload_decorators:
+        text = "".join(linecache.getlines(filename))
+        _files_naming_overload_decorators[filename] = _NAMES_OVERLOAD_DECORATOR.search(text) is not None
+    return _files_naming_overload_decorators[filename]
+
+
+def _overload_declarations(source: Any) -> list[ast.FunctionDef]:
+    _, module = parse_source(source)
+    body = module.body[0].body if module.body and isinstance(module.body[0], ast.ClassDef) else []
+    return [node for node in body if _is_overload_declaration(node)]
 
 
 def _is_overload_declaration(node: ast.stmt) -> bool:

@@ -613,17 +613,33 @@ def overload_declarations(fn) -> list:
         return []
     try:
         filename = inspect.getsourcefile(fn)
-        text = _module_source(filename)
+        text, spans = _module_overloads(filename)
     except (OSError, TypeError):
         return []
+    if fn.__name__ not in spans:
+        return []
     lines = text.splitlines(keepends=True)
-    declarations = []
-    for node in _module_level_functions(_module_ast(filename, text).body):
-        if node.name == fn.__name__ and _is_overload(node):
-            first = node.lineno
-            segment = "".join(lines[first - 1:node.end_lineno])
-            declarations.extend(build_definitions(segment, filename, first))
-    return declarations
+    return [definition for first, last in spans[fn.__name__]
+            for definition in build_definitions("".join(lines[first - 1:last]), filename, first)]
+
+
+def _module_overloads(filename: str) -> tuple[str, dict[str, list[tuple[int, int]]]]:
+    """A module file's text and, by function name, the first and last lines of its `@overload` declarations
+    (cached). Only a text that says `overload` is parsed, and its ast is not kept: that of torch.nn.functional is
+    about a hundred thousand objects, which every later garbage collection would walk."""
+    if filename not in _module_overload_spans:
+        with open(filename, encoding="utf-8") as source:
+            text = source.read()
+        spans: dict[str, list[tuple[int, int]]] = {}
+        if "overload" in text:
+            for node in _module_level_functions(ast.parse(text).body):
+                if _is_overload(node):
+                    spans.setdefault(node.name, []).append((node.lineno, node.end_lineno or node.lineno))
+        _module_overload_spans[filename] = (text, spans)
+    return _module_overload_spans[filename]
+
+
+_module_overload_spans: dict[str, tuple[str, dict[str, list[tuple[int, int]]]]] = {}
 
 
 def _module_level_functions(statements: list):
@@ -642,24 +658,6 @@ def _is_overload(node) -> bool:
         if name in ("overload", "_overload"):
             return True
     return False
-
-
-_module_sources: dict[str, tuple[str, Any]] = {}
-
-
-def _module_source(filename: str) -> str:
-    if filename not in _module_sources:
-        with open(filename, encoding="utf-8") as source:
-            _module_sources[filename] = (source.read(), None)
-    return _module_sources[filename][0]
-
-
-def _module_ast(filename: str, text: str):
-    cached = _module_sources[filename]
-    if cached[1] is None:
-        cached = (text, ast.parse(text))
-        _module_sources[filename] = cached
-    return cached[1]
 
 
 def _qualified_name(fn) -> str:

@@ -38,7 +38,7 @@ from tsjit.ops.matching import (
     match_type_variables,
     pin_overload,
 )
-from tsjit.ops.registry import get_operators
+from tsjit.ops.registry import OperatorSchemas, get_operators
 from tsjit.passes.inliner import insert_graph
 
 # spelled as strings: inside a class body `aten.__range_length` would be name-mangled
@@ -103,7 +103,7 @@ def emit_builtin_call(graph, loc, symbol: Symbol | str, args: Sequence[Any] = ()
 
     symbol = Symbol(symbol)
     operators = get_operators(symbol)
-    exact = match_schemas_without_conversions([op.schema for op in operators], graph, list(args),
+    exact = match_schemas_without_conversions(OperatorSchemas(operators), graph, list(args),
                                               dict(kwargs or {}), self=self_value) if operators else None
     if exact is not None:
         return insert_matched_call(graph, loc, symbol, exact[1])

@@ -26,7 +26,7 @@ and in both passes: `int[2]` from one int (`max_pool2d(x, 2)`), homogeneous tupl
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,7 +60,7 @@ from tsjit.ir.types import (
     unify_type_list,
     unify_types,
 )
-from tsjit.ops.registry import Operator, get_operators
+from tsjit.ops.registry import Operator, OperatorSchemas, get_operators
 
 TypeEnv = dict[str, Type]  # type variable name (`t`, `t1`) -> the type it is bound to in one call
 
@@ -93,8 +93,7 @@ def insert_operator_call(graph: Graph, op: Symbol | str, args: Sequence[Any] = (
     operators = get_operators(kind)
     if not operators:
         raise SchemaError(unknown_operator_message(kind) + _call_site(source_range))
-    schemas = [operator.schema for operator in operators]
-    _, matched = match_schemas(schemas, graph, args, kwargs, self=self, source_range=source_range)
+    _, matched = match_schemas(OperatorSchemas(operators), graph, args, kwargs, self=self, source_range=source_range)
     node = insert_matched_node(graph, kind, matched, source_range)
     return node.outputs[0] if len(node.outputs) == 1 else node.outputs
 
@@ -116,13 +115,12 @@ def match_schemas(schemas: Sequence[FunctionSchema], graph: Graph, args: Sequenc
         raise SchemaError("no schemas to match the call against" + _call_site(source_range))
     if len(schemas) == 1:
         return 0, match_schema(schemas[0], graph, args, kwargs, self=self, source_range=source_range)
-    candidates = _candidates(schemas)
     for allow_conversions in (False, True):
-        found = _first_match(candidates, graph, args, kwargs, self, allow_conversions)
+        found = _first_match(_candidates(schemas), graph, args, kwargs, self, allow_conversions)
         if found is not None:
             return found
     failures: list[str] = []
-    for _, schema in candidates:
+    for _, schema in _candidates(schemas):
         _try_match_schema(schema, graph, args, kwargs, self, True, failures)
     raise SchemaError("Arguments for call are not valid.\nThe following variants are available:\n"
                       + _indent("".join(failures), "  ") + _call_site(source_range))
@@ -136,13 +134,16 @@ def match_schemas_without_conversions(schemas: Sequence[FunctionSchema], graph: 
     return _first_match(_candidates(schemas), graph, args, kwargs, self, False)
 
 
-def _candidates(schemas: Sequence[FunctionSchema]) -> list[tuple[int, FunctionSchema]]:
+def _candidates(schemas: Sequence[FunctionSchema]) -> Iterator[tuple[int, FunctionSchema]]:
     """The schemas overload matching may pick, with their positions (blocklisted ones are reachable only as
-    exact overloads)."""
-    return [(i, schema) for i, schema in enumerate(schemas) if schema.operator_name not in _BLOCKLISTED_SCHEMAS]
+    exact overloads), read one by one: a lazily parsed sequence (OperatorSchemas) is parsed up to the match."""
+    for index in range(len(schemas)):
+        schema = schemas[index]
+        if schema.operator_name not in _BLOCKLISTED_SCHEMAS:
+            yield index, schema
 
 
-def _first_match(candidates: Sequence[tuple[int, FunctionSchema]], graph: Graph, args, kwargs, self_arg,
+def _first_match(candidates: Iterator[tuple[int, FunctionSchema]], graph: Graph, args, kwargs, self_arg,
                  allow_conversions: bool) -> tuple[int, MatchedSchema] | None:
     for index, schema in candidates:
         matched = _try_match_schema(schema, graph, args, kwargs, self_arg, allow_conversions, None)

@@ -9,7 +9,7 @@ Two tables, both data:
   (prim::RaiseException, prim::NumToTensor, prim::Print). The interpreter consults this table first.
 - `OPERATORS` / `OPERATION_FACTORIES`: (schema, implementation) rows for prim operators with schemas, and
   the identity builtins `aten::__is__`/`__isnot__`; `tsjit.ops.builtins.load()` registers them with all
-  other builtins, and importing this module calls it.
+  other builtins when the registry first needs an implementation it lacks.
 
 Control flow (prim::If, prim::Loop), calls (prim::CallFunction, prim::CallMethod), prim::fork/aten::wait and
 prim::CreateObject belong to the runtime.
@@ -46,7 +46,6 @@ from tsjit.ir.types import (
     dtype_name,
     type_of,
 )
-from tsjit.ops.builtins import load
 from tsjit.ops.builtins.common import fail, normalize_index
 from tsjit.ops.builtins.environment import print_values
 from tsjit.ops.builtins.tensors_scalars import (
@@ -377,5 +376,3 @@ OPERATION_FACTORIES: list[tuple[str, OperationFactory]] = [
     ("prim::ConstantChunk(...) -> ...", _constant_chunk),
     ("prim::ChunkSizes(...) -> ...", _chunk_sizes),
 ]
-
-load()

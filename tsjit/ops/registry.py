@@ -6,14 +6,18 @@ inputs positionally and return its output: one value, a tuple for several output
 
 Where operators come from:
 - PyTorch's own schemas (the dispatcher's and the JIT-only builtins), loaded lazily one operator name at a
-  time on the first lookup of that name: `import tsjit` parses nothing.
+  time on the first lookup of that name: `import tsjit` parses nothing. Each Operator keeps its schema's text
+  and parses it on first use of `schema`: overload matching stops at the first overload that fits, so scripting
+  `torch.add(x, y)` parses `aten::add.Tensor`, not all 16 overloads of `aten::add`.
 - Dispatcher schemas (`aten::add.Tensor`) run by calling the exact `torch.ops.aten.add.Tensor` OpOverload,
   resolved once, the first time the operation is asked for.
 - JIT-only schemas (`aten::add.int`, `aten::len.t`, prim ops with schemas) are known by schema only; tsjit's
-  builtins supply their implementations through `register_operator`.
-- tsjit's builtins tables (`tsjit.ops.builtins`) are registered as schema text with `register_lazily`: each
-  row is parsed when its operator name is first looked up, so scripting `x * y` parses the schemas of
-  `aten::mul`, not the 700 rows of every table.
+  builtins supply their implementations through `register_lazily`. The builtins tables are loaded the first
+  time an operator without an implementation is asked for one (`has_operation`, `get_operation`): emitting
+  and matching need schemas only, so a program of tensor operators never loads them.
+- tsjit's builtins tables (`tsjit.ops.builtins`) are registered as schema text with `register_lazily`: a row
+  whose text is the schema PyTorch prints for its overload gives that operator its implementation without
+  being parsed; any other row is parsed and registered when its operator name is first looked up.
 - Anyone registers more at run time:
 
       @register_operator("my::scale(Tensor a, float s) -> Tensor")
@@ -29,8 +33,8 @@ Where operators come from:
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, overload
 
 import torch
 
@@ -46,54 +50,109 @@ class Operator:
     """A FunctionSchema plus its implementation: a fixed Operation or a factory that builds one from a node.
 
     Factories serve operators whose behaviour depends on the node (how many values `prim::TupleUnpack` pushes,
-    attributes); they receive the node, or None when asked without one.
+    attributes); they receive the node, or None when asked without one. The schema may be given as its text
+    (`schema_text`, as torch prints it), parsed on the first use of `schema`.
     """
 
-    __slots__ = ("schema", "_operation", "_operation_factory")
+    __slots__ = ("_schema", "schema_text", "overload_name", "_operation", "_operation_factory")
 
-    def __init__(self, schema: FunctionSchema, operation: Operation | None = None,
+    def __init__(self, schema: FunctionSchema | str, operation: Operation | None = None,
                  operation_factory: OperationFactory | None = None):
-        self.schema = schema
+        if isinstance(schema, FunctionSchema):
+            self._schema: FunctionSchema | None = schema
+            self.schema_text = str(schema)
+            self.overload_name = schema.overload_name
+        else:
+            self._schema = None
+            self.schema_text = schema
+            self.overload_name = _overload_of(schema)
         self._operation: Operation | None = None
         self._operation_factory: OperationFactory | None = None
         self.set_operation(operation, operation_factory=operation_factory)
 
     @property
+    def schema(self) -> FunctionSchema:
+        if self._schema is None:
+            parsed = parse_schema(self.schema_text)
+            with _lock:  # one object per operator, whichever thread parsed first
+                if self._schema is None:
+                    self._schema = parsed
+        return self._schema
+
+    @property
     def has_operation(self) -> bool:
+        self._load_builtins_if_missing()
         return self._operation is not None or self._operation_factory is not None
 
     @property
     def depends_on_node(self) -> bool:
         """Whether the Operation is built from the node (a factory other than a dispatcher overload's)."""
+        self._load_builtins_if_missing()
         return self._operation is None and not isinstance(self._operation_factory, _DispatcherOperation)
 
     def set_operation(self, operation: Operation | None = None, *,
                       operation_factory: OperationFactory | None = None) -> None:
         """Install an implementation (either a callable or a factory), replacing the previous one."""
         if operation is not None and operation_factory is not None:
-            raise SchemaError(f"{self.schema.operator_name}: give an operation or an operation_factory, "
-                              "not both")
+            raise SchemaError(f"{self.schema_text}: give an operation or an operation_factory, not both")
         self._operation, self._operation_factory = operation, operation_factory
 
     def get_operation(self, node=None) -> Operation:
         """The callable running this operator (for `node`, when the implementation depends on it)."""
+        self._load_builtins_if_missing()
         if self._operation is not None:
             return self._operation
         if self._operation_factory is not None:
             return self._operation_factory(node)
-        raise SchemaError(f"operator {self.schema} has no implementation; register one with "
+        raise SchemaError(f"operator {self.schema_text} has no implementation; register one with "
                           f"tsjit.ops.register_operator")
 
+    def _load_builtins_if_missing(self) -> None:
+        """The builtins tables implement JIT-only schemas: loaded the first time one is needed."""
+        if self._operation is None and self._operation_factory is None and not _builtins_loaded:
+            _load_builtins()
+
     def __repr__(self) -> str:
-        return f"Operator({str(self.schema)!r})"
+        return f"Operator({self.schema_text!r})"
+
+
+class OperatorSchemas(Sequence[FunctionSchema]):
+    """The schemas of some operators, each parsed when first read: overload matching reads them in order and
+    stops at the first that fits."""
+
+    __slots__ = ("_operators",)
+
+    def __init__(self, operators: Sequence[Operator]):
+        self._operators = operators
+
+    def __len__(self) -> int:
+        return len(self._operators)
+
+    @overload
+    def __getitem__(self, index: int) -> FunctionSchema: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[FunctionSchema]: ...
+
+    def __getitem__(self, index: int | slice) -> FunctionSchema | list[FunctionSchema]:
+        if isinstance(index, slice):
+            return [operator.schema for operator in self._operators[index]]
+        return self._operators[index].schema
+
+
+def _overload_of(schema_text: str) -> str:
+    """The overload name in schema text without parsing it: `aten::add.int(int a, ...)` -> `int`."""
+    return schema_text.split("(", 1)[0].partition(".")[2].strip()
 
 
 # ---- the registry: operator name -> its operators in a stable order (PyTorch's, then later registrations)
 _operators_by_kind: dict[Symbol, list[Operator]] = {}
 _conservative_operators: set[str] = set()  # operator names registered with conservative=True
-# registrations given as schema text for names not looked up yet: (schema, operation, factory) in order
-_pending_by_kind: dict[Symbol, list[tuple[str, Operation | None, OperationFactory | None]]] = {}
+# registrations given as schema text for names not looked up yet, keyed by the name's text (a Symbol finds its
+# string's entry): (schema, operation, factory) in order
+_pending_by_kind: dict[str, list[tuple[str, Operation | None, OperationFactory | None]]] = {}
 _lock = threading.RLock()
+_builtins_loaded = False  # whether tsjit.ops.builtins has registered its tables
 
 
 def get_operators(kind: Symbol | str) -> list[Operator]:
@@ -139,15 +198,17 @@ def register_operator(schema: FunctionSchema | str, fn: Operation | None = None,
 
 def register_lazily(schema: str, fn: Operation | None = None, *,
                     operation_factory: OperationFactory | None = None) -> None:
-    """`register_operator(schema, fn)`, with the schema parsed on the first lookup of its operator name.
+    """`register_operator(schema, fn)`, applied on the first lookup of its operator name, and without parsing
+    `schema` when it is the text PyTorch prints for a known overload of that name (then only the implementation
+    is new; the builtins tables are written so).
 
     Registrations of one name are applied in the order given, after PyTorch's schemas of that name, so
     matching order is what registering them eagerly would give.
     """
-    kind = Symbol(schema.split("(", 1)[0].split(".", 1)[0].strip())
+    kind = schema.split("(", 1)[0].split(".", 1)[0].strip()
     with _lock:
         if kind in _operators_by_kind:
-            _register(parse_schema(schema), fn, operation_factory)
+            _apply_registration(kind, schema, fn, operation_factory)
         else:
             _pending_by_kind.setdefault(kind, []).append((schema, fn, operation_factory))
 
@@ -164,11 +225,30 @@ def _register(schema: FunctionSchema, fn: Operation | None, factory: OperationFa
         if existing is None:
             operators.append(Operator(schema, fn, factory))
             return operators[-1]
-        if str(existing.schema) != str(schema):
+        if existing.schema_text != str(schema):
             raise SchemaError(f"cannot register {schema}: {schema.operator_name} is already registered as "
-                              f"{existing.schema}")
+                              f"{existing.schema_text}")
         existing.set_operation(fn, operation_factory=factory)
         return existing
+
+
+def _apply_registration(kind: str, schema: str, fn: Operation | None, factory: OperationFactory | None) -> None:
+    """A `register_lazily` row for a loaded name: the implementation of the overload printed as `schema`, or
+    (other text) the parsed schema registered."""
+    existing = _find_overload(_operators_for(Symbol(kind)), _overload_of(schema))
+    if existing is not None and existing.schema_text == schema:
+        existing.set_operation(fn, operation_factory=factory)
+    else:
+        _register(parse_schema(schema), fn, factory)
+
+
+def _load_builtins() -> None:
+    """Register tsjit's builtins tables."""
+    global _builtins_loaded
+    # breaks a real cycle: the builtins tables register through this module
+    from tsjit.ops import builtins
+
+    _builtins_loaded = builtins.load()
 
 
 def _operators_for(kind: Symbol) -> list[Operator]:
@@ -182,7 +262,7 @@ def _operators_for(kind: Symbol) -> list[Operator]:
         if kind not in _operators_by_kind:
             _operators_by_kind[kind] = _load_torch_operators(kind)
             for schema, fn, factory in _pending_by_kind.pop(kind, ()):
-                _register(parse_schema(schema), fn, factory)
+                _apply_registration(kind, schema, fn, factory)
         return _operators_by_kind[kind]
 
 
@@ -192,18 +272,18 @@ def _with_new_torch_operators(kind: Symbol) -> list[Operator]:
     lookup that misses costs one query of the dispatcher, about a microsecond)."""
     with _lock:
         operators = _operators_by_kind[kind]
-        known = {str(op.schema) for op in operators}
-        operators.extend(op for op in _load_torch_operators(kind) if str(op.schema) not in known)
+        known = {op.schema_text for op in operators}
+        operators.extend(op for op in _load_torch_operators(kind) if op.schema_text not in known)
         return operators
 
 
 def _find_identical(operators: list[Operator], schema: FunctionSchema) -> Operator | None:
     text = str(schema)
-    return next((op for op in operators if str(op.schema) == text), None)
+    return next((op for op in operators if op.schema_text == text), None)
 
 
 def _find_overload(operators: list[Operator], overload: str) -> Operator | None:
-    return next((op for op in operators if op.schema.overload_name == overload), None)
+    return next((op for op in operators if op.overload_name == overload), None)
 
 
 def _as_schema(schema: FunctionSchema | str) -> FunctionSchema:
@@ -212,21 +292,24 @@ def _as_schema(schema: FunctionSchema | str) -> FunctionSchema:
 
 # ---- PyTorch's operators -----------------------------------------------------------------------------------
 def _load_torch_operators(kind: Symbol) -> list[Operator]:
-    """PyTorch's schemas named `kind`, in PyTorch's order (the order TorchScript matches overloads in)."""
-    schemas = torch._C._jit_get_schemas_for_operator(kind)
-    return [_torch_operator(parse_schema(str(schema))) for schema in schemas]
+    """PyTorch's schemas named `kind`, in PyTorch's order (the order TorchScript matches overloads in), each
+    parsed when first used."""
+    return [_torch_operator(schema) for schema in torch._C._jit_get_schemas_for_operator(kind)]
 
 
-def _torch_operator(schema: FunctionSchema) -> Operator:
+def _torch_operator(schema: torch._C.FunctionSchema) -> Operator:
+    operator = Operator(str(schema))
     if not _in_dispatcher(schema):
-        return Operator(schema)
+        return operator
     if _is_conservative_in_dispatcher(schema):
         with _lock:
-            _conservative_operators.add(schema.operator_name)
-    return Operator(schema, operation_factory=_DispatcherOperation(schema))
+            _conservative_operators.add(f"{schema.name}.{schema.overload_name}" if schema.overload_name
+                                        else schema.name)
+    operator.set_operation(operation_factory=_DispatcherOperation(operator))
+    return operator
 
 
-def _is_conservative_in_dispatcher(schema: FunctionSchema) -> bool:
+def _is_conservative_in_dispatcher(schema: torch._C.FunctionSchema) -> bool:
     """Whether the dispatcher registered a non-aten operator with CONSERVATIVE alias analysis: TorchScript takes
     such an operator to have effects beyond its outputs (`profiler::_record_function_enter_new` starts a profiling
     range), so it is never removed or reordered. aten and prim operators follow their schemas. The dispatcher
@@ -237,7 +320,7 @@ def _is_conservative_in_dispatcher(schema: FunctionSchema) -> bool:
     return "alias analysis kind: CONSERVATIVE" in dump
 
 
-def _in_dispatcher(schema: FunctionSchema) -> bool:
+def _in_dispatcher(schema: torch._C.FunctionSchema) -> bool:
     try:
         torch._C._dispatch_find_schema_or_throw(schema.name, schema.overload_name)
     except RuntimeError:
@@ -248,15 +331,16 @@ def _in_dispatcher(schema: FunctionSchema) -> bool:
 class _DispatcherOperation:
     """An operation factory for a dispatcher schema: resolves the OpOverload once, on first request."""
 
-    __slots__ = ("schema", "_operation")
+    __slots__ = ("operator", "_operation")
 
-    def __init__(self, schema: FunctionSchema):
-        self.schema = schema
+    def __init__(self, operator: Operator):
+        self.operator = operator
         self._operation: Operation | None = None
 
     def __call__(self, node=None) -> Operation:
         if self._operation is None:
-            self._operation = _call_by_position(_op_overload(self.schema), self.schema)
+            schema = self.operator.schema
+            self._operation = _call_by_position(_op_overload(schema), schema)
         return self._operation
 
 

@@ -44,7 +44,6 @@ from tsjit.ir import types as T
 from tsjit.ir.constants import constant_value, is_wrapped_number
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import Symbol, aten, prim
-from tsjit.ops import builtins
 from tsjit.ops.matching import find_operator_for_node
 from tsjit.passes import shape_rules_nn  # noqa: F401  (its rules register into RULES)
 from tsjit.passes.check_strict_fusion import is_strict_fusion
@@ -185,7 +184,6 @@ class _Propagator:
     def infer(self, node: Node) -> list[T.Type | None] | None:
         if node.kind in SIDE_EFFECT_KINDS or node.kind.ns not in ("aten", "prim"):
             return None
-        builtins.load()  # JIT-only operators (prim::NumToTensor...) get their implementations there
         operator = find_operator_for_node(node)
         if operator is None or operator.schema.is_vararg or not operator.has_operation:
             return None

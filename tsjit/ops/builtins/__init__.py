@@ -3,8 +3,9 @@
 
 Each module holds a table `OPERATORS` of (schema, Python function) rows, and some a table
 `OPERATION_FACTORIES` of (schema, factory building the function from the node); `load()` registers every
-row with `tsjit.ops.registry.register_lazily` (a row's schema is parsed when its name is first looked up).
-Importing `tsjit.ops.prim_ops` (as the interpreter does on first use) calls it; `import tsjit` imports neither.
+row with `tsjit.ops.registry.register_lazily` (a row written as PyTorch prints its schema is never parsed). The
+registry calls it the first time an operator without an implementation is asked for one: scripting and running
+a program of dispatcher operators (`torch.sin`, `x + y` on tensors) never imports these tables.
 
 - `lists`: list methods, indexing, slicing, `sort`, `min`/`max`/`sum`/`any`/`all` of lists.
 - `dicts`: dict methods and indexing.
@@ -37,20 +38,22 @@ def table_modules() -> list:
     return modules + [importlib.import_module("tsjit.ops.prim_ops")]
 
 
-def load() -> None:
-    """Register every builtin with the operator registry (once; safe to call from several threads)."""
+def load() -> bool:
+    """Register every builtin with the operator registry (once; safe to call from several threads). Whether
+    they are registered: not yet when called again while registering them (on the same thread)."""
     global _loaded, _loading
     if _loaded:
-        return
+        return True
     with _lock:
         if _loaded or _loading:
-            return
+            return _loaded
         _loading = True
         try:
             _register_tables()
             _loaded = True
         finally:
             _loading = False
+    return True
 
 
 def _register_tables() -> None:

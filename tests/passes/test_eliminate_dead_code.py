@@ -7,6 +7,7 @@ import pytest
 import torch
 from pass_case import check_pass
 
+from tsjit.ir.alias_analysis import AliasDb
 from tsjit.ir.graph import Graph
 from tsjit.ir.parser import parse_ir
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
@@ -216,3 +217,28 @@ def test_a_write_nested_in_a_block_still_counts():
     eliminate_dead_code(graph)
     graph.lint()
     assert "aten::add_" in str(graph)  # writes the caller's %x
+
+
+def test_nested_writes_are_looked_up_once_per_node(monkeypatch):
+    """Liveness asks what each node writes, nested blocks included: each node's own writes are looked up once, not
+    once per enclosing If (which made a deep nest quadratic)."""
+    depth = 30
+    lines = ["graph(%x : Tensor, %c : bool):", "  %1 : int = prim::Constant[value=1]()",
+             "  %l : Tensor[] = prim::ListConstruct()"]
+    for level in range(depth):
+        indent = "  " + "    " * level
+        lines += [f"{indent}%r{level} : Tensor = prim::If(%c)", f"{indent}  block0():",
+                  f"{indent}    %a{level} : Tensor[] = aten::append(%l, %x)"]
+    for level in reversed(range(depth)):
+        indent = "  " + "    " * level
+        inner = f"%r{level + 1}" if level + 1 < depth else "%x"
+        lines += [f"{indent}    -> ({inner})", f"{indent}  block1():", f"{indent}    -> (%x)"]
+    lines += ["  return (%r0, %l)"]
+    graph = parse_ir("\n".join(lines))
+    looked_up = []
+    real = AliasDb.direct_writes
+    monkeypatch.setattr(AliasDb, "direct_writes", lambda db, node: looked_up.append(node) or real(db, node))
+    eliminate_dead_code(graph)
+    graph.lint()
+    assert str(graph).count("aten::append") == depth  # the list is returned: every append stays
+    assert len(looked_up) == len(set(looked_up))

@@ -183,6 +183,31 @@ def test_profiling_runs_get_no_entry_and_the_optimized_plan_does():
     assert scripted._entry is not None and "prim::profile" not in kinds(next(iter(executor.plans.values())).graph)
 
 
+def test_the_profiled_first_call_leaves_derivative_splitting_to_the_optimized_plan(monkeypatch):
+    """As TorchScript's profiling executor: the first call, which profiles, neither groups nor differentiates (autograd
+    records its operators); the optimized plan splits, with the gradients the same."""
+    from tsjit.runtime import graph_executor
+
+    split = []
+    real = graph_executor.run_derivative_splitting
+    monkeypatch.setattr(graph_executor, "run_derivative_splitting", lambda graph: split.append(graph) or real(graph))
+    monkeypatch.setattr(graph_executor, "OPTIMIZATION_PIPELINE", tuple(
+        graph_executor.run_derivative_splitting if stage is real else stage
+        for stage in graph_executor.OPTIMIZATION_PIPELINE))
+    scripted = tsjit.script(fresh_pointwise())
+    x, y = torch.randn(3, requires_grad=True), torch.randn(3)
+    first = scripted(x, y)
+    executor = runtime_function(scripted.graph_function).executor
+    assert not split and "prim::DifferentiableGraph" not in kinds(next(iter(executor.plans.values())).graph)
+    second = scripted(x, y)
+    assert len(split) == 1 and "prim::DifferentiableGraph" in kinds(scripted.graph_for(x, y))
+    expected = pointwise(x, y)
+    expected_gradient, = torch.autograd.grad(expected.sum(), x)
+    for result in (first, second):
+        torch.testing.assert_close(result, expected)
+        torch.testing.assert_close(torch.autograd.grad(result.sum(), x)[0], expected_gradient)
+
+
 def test_guards_of_chained_groups_are_eliminated_and_coalesced():
     def two_groups(x, y):
         a = torch.relu(x * y + 2.0)

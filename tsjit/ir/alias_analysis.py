@@ -88,7 +88,7 @@ _ANY_CONTAINERS = (AnyListType.get(), AnyClassType.get())
 # ---- mutable types -----------------------------------------------------------------------------------------------
 def is_mutable_type(type_: Type) -> bool:
     """Types whose values can be written to or hold something that can: tensors, lists, dicts, objects..."""
-    return bool(_alias_types(type_))
+    return isinstance(type_, TensorType) or bool(_alias_types(type_))  # tensors first: most values, costly hash
 
 
 def _alias_types(type_: Type) -> dict[str, Type]:
@@ -235,6 +235,16 @@ class AliasDb:
     def writes_to_wildcard(self, node: Node) -> bool:
         """Whether `node` (or a node nested in its blocks) writes memory of a wildcard set."""
         return bool(self._node_writes(node) & self._wildcard_locations())
+
+    def direct_writes(self, node: Node) -> int:
+        """The memory `node` itself writes (the nodes in its blocks aside), as a set like reachable_memory's: for
+        passes that visit every node and combine the answers themselves (dead code elimination), where asking
+        about each node with its blocks would walk nested blocks once per enclosing node."""
+        return self._direct_writes(node)
+
+    def wildcard_memory(self) -> int:
+        """The memory of every wildcard set (code outside the graph's analysis may read or write it)."""
+        return self._wildcard_locations()
 
     def escapes_scope(self, values: Value | Iterable[Value]) -> bool:
         """Whether the memory of `values` is visible outside the graph: a wildcard's, or a graph output's."""
@@ -536,8 +546,12 @@ class AliasDb:
 
     # ---- location sets -------------------------------------------------------------------------------------
     def _values(self, values: Value | Iterable[Value]) -> Iterator[Element]:
+        elements = self._elements
         for value in (values,) if isinstance(values, Value) else values:
-            if is_mutable_type(value.type):
+            element = elements.get(value)  # only mutable values have elements: most values skip the type test
+            if element is not None:
+                yield element
+            elif is_mutable_type(value.type):
                 yield self._element(value)
 
     def _locations(self, values: Value | Iterable[Value]) -> int:

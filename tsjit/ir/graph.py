@@ -788,10 +788,25 @@ class Graph:
         return node
 
     def create_clone(self, node: Node, value_map: Callable[[Value], Value], copy_blocks: bool = True) -> Node:
-        """A copy of `node` (from any graph) with inputs mapped through `value_map`; not yet in a block."""
-        clone = self.create(node.kind, [value_map(v) for v in node.inputs], 0)
-        for output in node.outputs:
-            clone.add_output().copy_metadata(output)
+        """A copy of `node` (from any graph) with inputs mapped through `value_map`; not yet in a block.
+
+        Copying graphs (Graph.copy, inlining, every plan) runs this for every node, so it fills the new node's
+        input and output lists itself instead of going through add_input and add_output: a fresh node has no
+        slots to renumber and its outputs take their types at once."""
+        clone = Node(self, node.kind)
+        inputs = clone._inputs
+        for offset, old in enumerate(node._inputs):
+            value = value_map(old)
+            if type(value) is not Value or value.node.graph is not self:
+                _check_same_graph(self, value, f"input of {node.kind}")
+            inputs.append(value)
+            value.uses.append(Use(clone, offset))
+        outputs = clone._outputs
+        for offset, old in enumerate(node._outputs):
+            value = Value(clone, offset, old.type)
+            outputs.append(value)
+            if old._name is not None:
+                value.set_debug_name(old._name)
         clone.clone_from(node)
         if node._schema is not None and all(a.type == b.type for a, b in zip(clone._inputs, node._inputs)):
             clone._schema = node._schema  # the same kind, attributes and input types: the same schema

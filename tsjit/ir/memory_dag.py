@@ -9,23 +9,27 @@ Containers also record their *contained* elements (what a list, dict, tuple or o
 alias" follows pointers and contained elements alike, to ask whether two values can reach common memory.
 
 Location sets are Python ints used as bit sets (bit i = leaf element i), computed on demand and cached until
-the DAG changes; AliasDb intersects them. Edges may form cycles (a loop-carried value points to itself
-through the body), which the searches tolerate.
+the DAG changes; AliasDb intersects them. A new edge out of an element changes the sets of that element and of
+the elements that reach it, and only theirs are dropped (each element lists the elements with an edge into it):
+CSE, which makes each value it replaces point to its replacement, then keeps the sets of the rest of the graph.
+Edges may form cycles (a loop-carried value points to itself through the body), which the searches tolerate.
 """
 
 from __future__ import annotations
 
 
 class Element:
-    """A vertex: `points_to` are the elements it may point to, `contained` what it holds as a container."""
+    """A vertex: `points_to` are the elements it may point to, `contained` what it holds as a container;
+    `referrers` are the elements with an edge (of either kind) into it."""
 
-    __slots__ = ("index", "name", "points_to", "contained")
+    __slots__ = ("index", "name", "points_to", "contained", "referrers")
 
     def __init__(self, index: int, name: str):
         self.index = index
         self.name = name
         self.points_to: list[Element] = []
         self.contained: list[Element] = []
+        self.referrers: list[Element] = []
 
     @property
     def bit(self) -> int:
@@ -54,13 +58,15 @@ class MemoryDAG:
         if source is target or target in source.points_to:
             return
         source.points_to.append(target)
-        self._invalidate()
+        target.referrers.append(source)
+        self._invalidate(source)
 
     def add_to_contained(self, element: Element, container: Element) -> None:
         if element is container or element in container.contained:
             return
         container.contained.append(element)
-        self._invalidate()
+        element.referrers.append(container)
+        self._invalidate(container)
 
     def memory_locations(self, element: Element) -> int:
         """The leaves `element` reaches through points-to edges, as a bit set."""
@@ -127,7 +133,18 @@ class MemoryDAG:
         for member in component:
             cache[member] = mask
 
-    def _invalidate(self) -> None:
+    def _invalidate(self, changed: Element) -> None:
+        """Drop the sets a new edge out of `changed` makes stale: those of `changed` and of every element reaching it
+        (through either kind of edge, which for `memory_locations` drops a few sets that are still right)."""
         self.version += 1
-        self._locations.clear()
-        self._reachable.clear()
+        if not self._locations and not self._reachable:
+            return  # nothing cached (while AliasDb builds the DAG)
+        stale, work = {changed}, [changed]
+        while work:
+            element = work.pop()
+            self._locations.pop(element, None)
+            self._reachable.pop(element, None)
+            for referrer in element.referrers:
+                if referrer not in stale:
+                    stale.add(referrer)
+                    work.append(referrer)

@@ -48,6 +48,8 @@ class _DeadCodeEliminator:
         self.live_memory = 0
         self.marked: set[Node] = set()
         self.side_effects: dict[Node, bool] = {}
+        self.writes: dict[Node, int] = {}  # memory each node writes, with the nodes in its blocks
+        self.wildcard_memory = self.aliases.wildcard_memory() if self.aliases is not None else 0
         self.changed = False
 
     def run(self) -> bool:
@@ -110,17 +112,30 @@ class _DeadCodeEliminator:
             block = current.owning_block
             current = block.owning_node if block is not None else None
 
+    # Both answers are remembered per node and combine those of the nodes in its blocks, so that nested blocks are
+    # walked once, not once per enclosing node. The AliasDb and the graph do not change while marking.
     def has_side_effects(self, node: Node) -> bool:
         if node not in self.side_effects:
             self.side_effects[node] = (
                 has_side_effects(node)
                 or (self.keep_assertions and node.kind in ASSERTION_KINDS)
                 or any(self.has_side_effects(n) for b in node.blocks for n in b.nodes())
-                or (self.aliases is not None and self.aliases.writes_to_wildcard(node)))
+                or (self.aliases is not None and bool(self.node_writes(node) & self.wildcard_memory)))
         return self.side_effects[node]
 
     def writes_to_live(self, node: Node) -> bool:
-        return self.aliases is not None and self.aliases.writes_to_memory(node, self.live_memory)
+        return self.aliases is not None and bool(self.node_writes(node) & self.live_memory)
+
+    def node_writes(self, node: Node) -> int:
+        found = self.writes.get(node)
+        if found is None:
+            assert self.aliases is not None
+            found = self.aliases.direct_writes(node)
+            for block in node.blocks:
+                for inner in block.nodes():
+                    found |= self.node_writes(inner)
+            self.writes[node] = found
+        return found
 
     # ---- sweep -------------------------------------------------------------------------------------------------
     def sweep(self, block: Block) -> None:

@@ -49,11 +49,13 @@ def runtime_function(function) -> Function:
     Built on first use and kept on the compiled function (`_runtime`), so every way of calling it (a
     ScriptFunction, a module's method, `obj.method()` from Python, save's `__getstate__` and load's
     `__setstate__`) shares one executor. The graph is optimized outside the lock: compiling may call here again.
+    The executor reads the optimized graph without copying it (as C++'s GraphFunction hands its optimized graph to
+    its executor): every plan starts from a copy of its own, and callers inline from the same graph read-only.
     """
     found = function._runtime
     if found is not None:
         return found
-    built = Function(function.qualname, function.optimized_graph().copy())
+    built = Function(function.qualname, function.optimized_graph())
     with _runtime_lock:
         if function._runtime is None:
             function._runtime = built

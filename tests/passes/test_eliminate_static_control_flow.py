@@ -68,3 +68,47 @@ graph(%x : Tensor, %y : Tensor):
   %r : (bool, bool, int) = prim::TupleConstruct(%a, %other, %c)
   return (%r)""", inputs=[(x, x), (x, torch.randn(1))], present=["aten::__is__"],
                absent=["aten::__isnot__", "aten::add", "prim::TupleUnpack"])
+
+
+SIZE_PRODUCT = """
+graph(%x : Tensor):
+  %true : bool = prim::Constant[value=1]()
+  %none : NoneType = prim::Constant()
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %sizes : int[] = prim::Constant[value=[2, 4, 3, 3]]()
+  %tail : int[] = aten::slice(%sizes, %two, %none, %one)
+  %copy : int[] = aten::list(%tail)
+  %first : int = aten::__getitem__(%copy, %zero)
+  %n : int = aten::len(%copy)
+  %trips : int = aten::sub(%n, %one)
+  %product : int = prim::Loop(%trips, %true, %first)
+    block0(%i : int, %p : int):
+      %j : int = aten::add(%i, %one)
+      %size : int = aten::__getitem__(%copy, %j)
+      %q : int = aten::mul(%p, %size)
+      -> (%true, %q)
+  %y : Tensor = aten::mul(%x, %product)
+  return (%y)
+"""
+
+
+def test_lists_of_constants_and_loops_computing_only_scalars_fold_without_loop_unrolling():
+    """F.group_norm's batch-size check, `list(x.size()[2:])` of known sizes multiplied in a loop, folds to 9."""
+    check_pass(eliminate_static_control_flow, SIZE_PRODUCT, unroll_loops=False, inputs=[(torch.randn(3),)],
+               present=["prim::Constant[value=9]", "aten::mul(%x"],
+               absent=["prim::Loop", "aten::slice", "aten::list", "aten::len"])
+
+
+def test_a_list_something_writes_is_not_folded():
+    check_pass(eliminate_static_control_flow, """
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %one : int = prim::Constant[value=1]()
+  %sizes : int[] = prim::Constant[value=[2, 4]]()
+  %copy : int[] = aten::list(%sizes)
+  %w : int[] = aten::append(%copy, %one)
+  %n : int = aten::len(%copy)
+  %y : Tensor = aten::mul(%x, %n)
+  return (%y)""", changed=False, inputs=[(torch.randn(3),)], present=["aten::list", "aten::len"])

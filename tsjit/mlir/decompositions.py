@@ -1,6 +1,9 @@
 """Operators the torch dialect does not define, decomposed into ones it does (an MLIR preparation step).
 
-(`aten::xlogy.Tensor` is defined but no backend lowers it; it is decomposed too.)
+(`aten::xlogy.Tensor` is defined but no backend lowers it; it is decomposed too. So are the operators of
+`_PARTLY_LOWERED`, which torch-mlir defines but lowers only for some arguments, with the arguments they are
+decomposed for in `_ONLY_WHEN`: torch.nn's modules call them with the others, which the FX route's decompositions
+handle.)
 
 tsjit's importer writes an operator this build of torch-mlir does not register as `torch.operator "aten.diff"`,
 which no pipeline lowers ("failed to legalize operation 'torch.operator'" in torch-lower-to-backend-contract).
@@ -40,7 +43,87 @@ def _reduce(loss: Tensor, reduction: int) -> Tensor:
   return loss
 """
 
-DECOMPOSITIONS = _REDUCE + """
+# torch-mlir defines these but lowers them only for some arguments (see the conditions in _ONLY_WHEN):
+# - instance_norm without weight or bias: its DecomposeComplexOps pattern crashes the process ("LLVM ERROR:
+#   SmallVector unable to grow"), so the missing ones are given as ones and zeros;
+# - binary_cross_entropy_with_logits with pos_weight: its decomposition types `pos_weight * log_sigmoid(x)` as
+#   pos_weight's shape ("'tensor.cast' op operand type 'tensor<3x4xf32>' and result type 'tensor<4xf32>'");
+# - cross_entropy_loss with label smoothing: "found an op that was marked as backend illegal";
+# - cosine_embedding_loss, and pad in "circular" mode: not decomposed at all;
+# gru_cell is not in the torch dialect (nn.GRUCell).
+_PARTLY_LOWERED = """
+def instance_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Optional[Tensor],
+                  running_var: Optional[Tensor], use_input_stats: bool, momentum: float, eps: float,
+                  cudnn_enabled: bool) -> Tensor:
+  channels = [input.size(1)]
+  if weight is None:
+    weight = input.new_ones(channels)
+  if bias is None:
+    bias = input.new_zeros(channels)
+  return torch.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps,
+                             cudnn_enabled)
+def binary_cross_entropy_with_logits(self: Tensor, target: Tensor, weight: Optional[Tensor] = None,
+                                     pos_weight: Optional[Tensor] = None, reduction: int = 1) -> Tensor:
+  log_weight = torch.ones_like(target)
+  if pos_weight is not None:
+    log_weight = (pos_weight - 1) * target + 1
+  loss = (1 - target) * self - log_weight * torch.log_sigmoid(self)
+  if weight is not None:
+    loss = loss * weight
+  return _reduce(loss, reduction)
+def cross_entropy_loss(self: Tensor, target: Tensor, weight: Optional[Tensor] = None, reduction: int = 1,
+                       ignore_index: int = -100, label_smoothing: float = 0.0) -> Tensor:
+  class_dim = 1 if self.dim() >= 2 else 0
+  log_p = torch.log_softmax(self, class_dim)
+  if self.dim() <= 2:
+    nll = torch.nll_loss_forward(log_p, target, weight, reduction, ignore_index)[0]
+  else:  # (not in the torch dialect)
+    nll = torch.nll_loss_nd(log_p, target, weight, reduction, ignore_index)
+  kept = target != ignore_index
+  smooth = -log_p.sum(class_dim) * kept
+  if reduction == 1:
+    smooth = smooth.sum() / kept.sum()
+  elif reduction == 2:
+    smooth = smooth.sum()
+  return (1 - label_smoothing) * nll + smooth * (label_smoothing / self.size(class_dim))
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                          reduction: int = 1) -> Tensor:
+  dim = target.dim()
+  products = (input1 * input2).sum(dim)
+  norms = torch.sqrt(((input1 * input1).sum(dim) + 1e-12) * ((input2 * input2).sum(dim) + 1e-12))
+  cosine = products / norms
+  zeros = torch.zeros_like(cosine)
+  loss = torch.where(target == 1, 1 - cosine, zeros) + torch.where(target == -1, torch.clamp_min(cosine - margin, 0),
+                                                                   zeros)
+  return _reduce(loss, reduction)
+def _circular(x: Tensor, dim: int, left: int, right: int) -> Tensor:
+  size = x.size(dim)
+  if left > 0:
+    x = torch.cat([x.narrow(dim, size - left, left), x], dim)
+  if right > 0:
+    x = torch.cat([x, x.narrow(dim, left, right)], dim)
+  return x
+def pad(self: Tensor, pad: List[int], mode: str = "constant", value: Optional[float] = None) -> Tensor:
+  x = self
+  last = self.dim() - 1
+  if len(pad) >= 2:
+    x = _circular(x, last, pad[0], pad[1])
+  if len(pad) >= 4:
+    x = _circular(x, last - 1, pad[2], pad[3])
+  if len(pad) >= 6:
+    x = _circular(x, last - 2, pad[4], pad[5])
+  return x
+def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None,
+             b_hh: Optional[Tensor] = None) -> Tensor:
+  input_reset, input_update, input_new = torch.linear(input, w_ih, b_ih).chunk(3, 1)
+  hidden_reset, hidden_update, hidden_new = torch.linear(hx, w_hh, b_hh).chunk(3, 1)
+  reset = torch.sigmoid(input_reset + hidden_reset)
+  update = torch.sigmoid(input_update + hidden_update)
+  new = torch.tanh(input_new + reset * hidden_new)
+  return new + update * (hx - new)
+"""
+
+DECOMPOSITIONS = _REDUCE + _PARTLY_LOWERED + """
 def positive(self: Tensor) -> Tensor:
   return self
 def resolve_neg(self: Tensor) -> Tensor:
@@ -168,6 +251,10 @@ def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
 
 # operator -> the condition on its constant arguments under which the decomposition holds (by argument position)
 _ONLY_WHEN = {
+    "instance_norm": lambda node: _is_constant(node, 1, None) or _is_constant(node, 2, None),
+    "binary_cross_entropy_with_logits": lambda node: not _is_constant(node, 3, None),
+    "cross_entropy_loss": lambda node: not _is_constant(node, 5, 0.0) and _is_constant(node, 2, None),
+    "pad": lambda node: _is_constant(node, 2, "circular") and _is_constant_list(node, 1, 6),
     "diff": lambda node: _is_constant(node, 1, 0) or _is_constant(node, 1, 1),  # a loop over n would change shapes
     "feature_dropout": lambda node: _is_constant(node, 2, False),  # in training it draws a random mask
     "alpha_dropout": lambda node: _is_constant(node, 2, False),
@@ -178,6 +265,21 @@ _ONLY_WHEN = {
 def _is_constant(node: Node, index: int, expected) -> bool:
     value = node.inputs[index]
     return value.node.kind is prim.Constant and constant_value(value.node) == expected
+
+
+def _is_constant_list(node: Node, index: int, longest: int) -> bool:
+    """Whether the argument is a list of at most `longest` non-negative constants (a constant or a literal)."""
+    value = node.inputs[index]
+    if value.node.kind is prim.ListConstruct:
+        elements = [v.node for v in value.node.inputs]
+        if not all(e.kind is prim.Constant for e in elements):
+            return False
+        numbers = [constant_value(e) for e in elements]
+    elif value.node.kind is prim.Constant:
+        numbers = constant_value(value.node)
+    else:
+        return False
+    return len(numbers) <= longest and all(n >= 0 for n in numbers)
 
 
 def decompose_unknown_operators(graph: Graph) -> bool:
@@ -219,7 +321,7 @@ def _decomposition_of(node: Node) -> Graph | None:
 @functools.cache
 def _defined() -> frozenset[str]:
     """The operator names (and `name__overload`s) the table defines, read from the source without compiling it."""
-    names = set(re.findall(r"^def (\w+)", DECOMPOSITIONS, re.MULTILINE)) - {"_reduce"}
+    names = {n for n in re.findall(r"^def (\w+)", DECOMPOSITIONS, re.MULTILINE) if not n.startswith("_")}
     return frozenset(names | {n.split("__")[0] for n in names})
 
 

@@ -5,18 +5,21 @@ such a loop, an `if` on a module's constant attribute. MLIR preparation needs it
 TOSA and StableHLO backend contracts accept no `scf` ops, and a dead branch's in-place op would keep a program from
 value semantics). Four rewrites, repeated until none applies, remove it:
 
-- `fold_scalar_constants`: a scalar op (int, float, bool results; no tensors, no side effects) whose inputs are
-  all constants (or list literals of constants: `x.device.type in ["cpu", "cuda"]`) is replaced by its result,
-  computed by the operator's implementation; it also unpacks constant lists and answers `a is b` / `a is not b`
-  of a value with itself (`query is not key` in nn.MultiheadAttention called as `attention(x, x, x)`);
+- `fold_scalar_constants`: a scalar op (int, float, bool results, or lists of them that nothing writes; no
+  tensors, no side effects) whose inputs are all constants (or list literals of constants: `x.device.type in
+  ["cpu", "cuda"]`) is replaced by its result, computed by the operator's implementation (`list(x.size()[2:])`
+  of known sizes, which F.group_norm's batch-size check multiplies); it also unpacks constant lists and answers
+  `a is b` / `a is not b` of a value with itself (`query is not key` in nn.MultiheadAttention called as
+  `attention(x, x, x)`);
 - `forward_tuple_elements`: `prim::TupleUnpack` and `prim::TupleIndex` (constant index) of a `prim::TupleConstruct`
   read its elements, so that constants packed into a tuple (`expected_hidden_size` in nn.LSTM's checks) reach the
   ops that fold them (lower_simple_tuples does the same but also runs dead code elimination without keeping the
   `aten::_assert_scalar` checks prepare.py inserts);
 - `inline_constant_ifs`: an If on a constant condition becomes the nodes of the branch it takes;
 - `peel_constant_loops`: a loop that surely runs (constant trip count and constant initial condition) runs its
-  first iteration before the loop, with the iteration number 0; the loop continues from iteration 1 and goes
-  away once its condition or trip count is a constant that stops it:
+  first iteration before the loop (without loop unrolling, only a loop that computes no tensors: a product of
+  known sizes, which then folds, F.instance_norm's check), with the iteration number 0; the loop continues from
+  iteration 1 and goes away once its condition or trip count is a constant that stops it:
 
       %r = prim::Loop(%3, %true, %x)                 %x.1 = aten::add(%x, %zero)   (the body, i = 0)
         block0(%i, %x.2):                   ->        %r = prim::Loop(%2, %c.1, %x.1)
@@ -49,7 +52,7 @@ def eliminate_static_control_flow(graph: Graph, unroll_loops: bool = True) -> bo
     changed = False
     peeled: dict[Node, int] = {}
     while fold_scalar_constants(graph) | forward_tuple_elements(graph) | inline_constant_ifs(graph) | \
-            (unroll_loops and peel_constant_loops(graph, peeled)):
+            peel_constant_loops(graph, peeled, only_scalar_loops=not unroll_loops):
         changed = True
     return changed
 
@@ -71,9 +74,18 @@ def _foldable(node: Node) -> bool:
         return _is_constant(node.input()) and len(constant_value(node.input().node)) == len(node.outputs)
     if node.kind in _SIDE_EFFECTS or node.blocks or not node.outputs or not node.inputs:
         return False
-    if not all(isinstance(v.type, _FOLDABLE_TYPES) for v in node.outputs):
+    if not all(isinstance(v.type, _FOLDABLE_TYPES) or _is_read_only_list(v) for v in node.outputs):
         return False
     return all(_is_constant_scalar(v) or _is_constant_list(v) for v in node.inputs)
+
+
+def _is_read_only_list(value: Value) -> bool:
+    """A list of scalars only read by ops that write none of their arguments (an `append` after it, a loop
+    carrying it or a return would make its contents change or escape)."""
+    if not isinstance(value.type, ts.ListType) or not isinstance(value.type.elem, _FOLDABLE_TYPES):
+        return False
+    schemas = [use.user.maybe_schema() for use in value.uses]
+    return all(schema is not None and not schema.is_mutable for schema in schemas)
 
 
 def _is_constant_scalar(value: Value) -> bool:
@@ -81,12 +93,9 @@ def _is_constant_scalar(value: Value) -> bool:
 
 
 def _is_constant_list(value: Value) -> bool:
-    """A list literal of constants that nothing mutates: only read by ops that write none of their arguments
-    (an `append` after it, a loop carrying it or a return would make its contents change or escape)."""
-    if value.node.kind is not prim.ListConstruct or not all(_is_constant_scalar(e) for e in value.node.inputs):
-        return False
-    schemas = [use.user.maybe_schema() for use in value.uses]
-    return all(schema is not None and not schema.is_mutable for schema in schemas)
+    """A list literal of constants that nothing mutates."""
+    return value.node.kind is prim.ListConstruct and all(_is_constant_scalar(e) for e in value.node.inputs) and \
+        _is_read_only_list(value)
 
 
 def _value_of(value: Value):
@@ -153,11 +162,14 @@ def inline_constant_ifs(graph: Graph) -> bool:
     return changed
 
 
-def peel_constant_loops(graph: Graph, peeled: dict[Node, int]) -> bool:
-    """Peel one iteration off each loop that surely runs; remove loops that surely stop."""
+def peel_constant_loops(graph: Graph, peeled: dict[Node, int], only_scalar_loops: bool = False) -> bool:
+    """Peel one iteration off each loop that surely runs; remove loops that surely stop. With
+    `only_scalar_loops`, only loops that compute no tensors."""
     changed = False
     for loop in [n for n in graph.all_nodes() if n.kind is prim.Loop]:
         if not loop.is_in_block_list():  # inside a loop removed before
+            continue
+        if only_scalar_loops and _computes_tensors(loop):
             continue
         trip, condition = loop.input(0), loop.input(1)
         if not (_is_constant(trip) and _is_constant(condition)):
@@ -175,6 +187,16 @@ def peel_constant_loops(graph: Graph, peeled: dict[Node, int]) -> bool:
 
 def _is_constant(value: Value) -> bool:
     return value.node.kind is prim.Constant
+
+
+def _computes_tensors(loop: Node) -> bool:
+    """Whether a value the loop carries or defines inside holds a tensor."""
+    inner = [v for block in loop.blocks for node in block.all_nodes() for v in node.outputs]
+    return any(_holds_tensor(v.type) for v in [*loop.outputs, *inner])
+
+
+def _holds_tensor(type_: ts.Type) -> bool:
+    return isinstance(type_, ts.TensorType) or any(_holds_tensor(t) for t in type_.contained_types())
 
 
 def _remove_loop(loop: Node) -> None:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 import torch
+import torch._dynamo  # noqa: F401  (before any trace: see test_torch_compile_over_tsjit_modules_...)
 
 import tsjit
 
@@ -268,10 +269,12 @@ def _loaded(scripted):
 @pytest.mark.parametrize("what", ["module", "loaded module", "loaded function"])
 def test_torch_compile_over_tsjit_modules_and_loaded_functions_compiles(what) -> None:
     """With no Python source to trace, torch.compile traces the method's graph as straight-line Python (made when
-    the module is scripted or loaded after torch.compile is in use: runtime/torch_compile_plans.py)."""
-    import torch._dynamo  # the tests may use it (tsjit never imports it); each case compiles afresh
+    the module is scripted or loaded after torch.compile is in use: runtime/torch_compile_plans.py).
 
-    torch._dynamo.reset()
+    torch._dynamo is imported with this file (the tests may use it; tsjit never imports it): imported first while
+    tsjit traces (torch's own `_disable_dynamo` wrappers import it on their first call), it would take tsjit's
+    stand-in for torch._C._get_tracing_state into its tables and could no longer trace nn.Module.__call__."""
+    torch._dynamo.reset()  # each case compiles afresh
     model = LinearRelu()
     x = torch.randn(4, 3)
     if what == "loaded function":

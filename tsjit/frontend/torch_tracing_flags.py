@@ -74,14 +74,23 @@ def _get_tracing_state() -> Any:
     return state if state is not None else ORIGINAL_GET_TRACING_STATE()
 
 
+# (owner, attribute, replacement): set while any thread traces, put back when the last trace ends. torch's tracing
+# questions, and what other modules register (trace_torch_jit_calls.py: calls of torch.jit's compiled code)
+REPLACED_WHILE_TRACING: list[tuple[Any, str, Any]] = [(torch._C, "_is_tracing", is_tracing),
+                                                      (torch._C, "_get_tracing_state", _get_tracing_state)]
+_replaced: list[Any] = []  # the originals, while replaced
+
+
 @contextlib.contextmanager
 def torch_sees_tracing() -> Iterator[None]:
-    """For the duration of the `with`, torch's tracing questions answer yes on threads tsjit traces."""
+    """For the duration of the `with`, torch's tracing questions answer yes on threads tsjit traces (and the other
+    replacements of REPLACED_WHILE_TRACING are in place)."""
     global _active_traces
     with _lock:
         if _active_traces == 0:
-            torch._C._is_tracing = is_tracing
-            torch._C._get_tracing_state = _get_tracing_state
+            _replaced[:] = [getattr(owner, name) for owner, name, _ in REPLACED_WHILE_TRACING]
+            for owner, name, replacement in REPLACED_WHILE_TRACING:
+                setattr(owner, name, replacement)
         _active_traces += 1
     try:
         yield
@@ -89,5 +98,5 @@ def torch_sees_tracing() -> Iterator[None]:
         with _lock:
             _active_traces -= 1
             if _active_traces == 0:
-                torch._C._is_tracing = _ORIGINAL_IS_TRACING
-                torch._C._get_tracing_state = ORIGINAL_GET_TRACING_STATE
+                for (owner, name, _), original in zip(REPLACED_WHILE_TRACING, _replaced):
+                    setattr(owner, name, original)

@@ -28,11 +28,13 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-from tsjit.frontend import trace_indexing
+from tsjit.frontend import (
+    trace_indexing,
+    trace_torch_jit_calls,  # noqa: F401  (registers what torch_sees_tracing replaces)
+)
 from tsjit.frontend.resolver import in_package
 from tsjit.frontend.torch_tracing_flags import torch_sees_tracing
 from tsjit.frontend.trace_arguments import MISSING, bind_call, with_defaults
-from tsjit.frontend.trace_torch_jit_calls import torch_jit_calls_recorded
 from tsjit.frontend.tracer import (
     DispatchProbe,
     TracedSize,
@@ -63,7 +65,7 @@ ITERATING = ("Iterating over a tensor might cause the trace to be incorrect. Pas
 @contextlib.contextmanager
 def tracing(state: TracingState) -> Iterator[TracingState]:
     """Record what the code inside the `with` does into `state` (on this thread)."""
-    with state.current(), torch_sees_tracing(), torch_jit_calls_recorded(), TracingMode(state):
+    with state.current(), torch_sees_tracing(), TracingMode(state):
         yield state
 
 

@@ -9,34 +9,32 @@ left alone, the tracer would see only the call's result, and bake it in as a con
     def model(x):                                return (%5)
         return jf(x, x + 1).sin()
 
-While tsjit traces, the two types' `__call__` are replaced (`torch_jit_calls_recorded`): on a tracing thread a
-ScriptFunction (scripted or traced by torch.jit) becomes a prim::CallFunction of its converted GraphFunction
-(torch_jit_objects.py: the graph read back from torch.jit), as torch.jit's own tracer records it, and a
-ScriptMethod runs as the method of the tsjit module its module converts to, which records itself as any tsjit
-method does (prim::CallMethod on a submodule of a traced module). Other threads and calls outside traces go
-straight to torch.jit.
+While tsjit traces, the two types' `__call__` are replaced (torch_tracing_flags.REPLACED_WHILE_TRACING): on a
+tracing thread a ScriptFunction (scripted or traced by torch.jit) becomes a prim::CallFunction of its converted
+GraphFunction (torch_jit_objects.py: the graph read back from torch.jit), as torch.jit's own tracer records it,
+and a ScriptMethod runs as the method of the tsjit module its module converts to, which records itself as any
+tsjit method does (prim::CallMethod on a submodule of a traced module). Other threads and calls outside traces
+go straight to torch.jit.
 """
 
 from __future__ import annotations
 
-import contextlib
-import threading
-from collections.abc import Iterator
+import weakref
 from typing import Any
 
 import torch
 
 from tsjit.frontend.torch_jit_objects import MODULE_LOADER, converted_function, converted_module_of
+from tsjit.frontend.torch_tracing_flags import REPLACED_WHILE_TRACING
 from tsjit.frontend.trace_arguments import bind_call
-from tsjit.frontend.tracer import get_tracing_state
+from tsjit.frontend.tracer import TracingState, get_tracing_state
 
 _ORIGINAL_FUNCTION_CALL = torch._C.ScriptFunction.__call__
 _ORIGINAL_METHOD_CALL = torch._C.ScriptMethod.__call__
-_lock = threading.Lock()
-_active_traces = 0
-# torch.jit modules met only through a method call (no Python module of theirs was converted): converted for as
-# long as some thread traces, by their C++ module
-_converted_owners: dict[torch._C.ScriptModule, Any] = {}
+# torch.jit modules met only through a method call (no Python module of theirs was converted), converted once per
+# trace, by their C++ module
+_converted_owners: weakref.WeakKeyDictionary[TracingState, dict[torch._C.ScriptModule, Any]] = \
+    weakref.WeakKeyDictionary()
 
 
 def _call_function(function: torch._C.ScriptFunction, *args: Any, **kwargs: Any) -> Any:
@@ -58,35 +56,19 @@ def _call_method(method: torch._C.ScriptMethod, *args: Any, **kwargs: Any) -> An
     if state is None:
         return _ORIGINAL_METHOD_CALL(method, *args, **kwargs)
     with state.paused():  # loading the module's archive runs code the trace must not see
-        module = _converted_owner(method.owner)
+        module = _converted_owner(state, method.owner)
     return getattr(module, method.name)(*args, **kwargs)
 
 
-def _converted_owner(owner: torch._C.ScriptModule) -> Any:
+def _converted_owner(state: TracingState, owner: torch._C.ScriptModule) -> Any:
     found = converted_module_of(owner)
-    if found is None:
-        found = _converted_owners.get(owner)
-    if found is None:
-        found = _converted_owners[owner] = MODULE_LOADER[0](owner)
-    return found
+    if found is not None:
+        return found
+    converted = _converted_owners.setdefault(state, {})
+    if owner not in converted:
+        converted[owner] = MODULE_LOADER[0](owner)
+    return converted[owner]
 
 
-@contextlib.contextmanager
-def torch_jit_calls_recorded() -> Iterator[None]:
-    """For the duration of the `with`, calls of torch.jit's functions and methods on tracing threads record
-    themselves (the replacement stays while any thread traces)."""
-    global _active_traces
-    with _lock:
-        if _active_traces == 0:
-            torch._C.ScriptFunction.__call__ = _call_function
-            torch._C.ScriptMethod.__call__ = _call_method
-        _active_traces += 1
-    try:
-        yield
-    finally:
-        with _lock:
-            _active_traces -= 1
-            if _active_traces == 0:
-                torch._C.ScriptFunction.__call__ = _ORIGINAL_FUNCTION_CALL
-                torch._C.ScriptMethod.__call__ = _ORIGINAL_METHOD_CALL
-                _converted_owners.clear()
+REPLACED_WHILE_TRACING.extend([(torch._C.ScriptFunction, "__call__", _call_function),
+                               (torch._C.ScriptMethod, "__call__", _call_method)])

@@ -22,6 +22,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from tsjit.frontend.torch_tracing_flags import torch_jit_is_tracing
+from tsjit.frontend.tracer import get_tracing_state
 from tsjit.passes.inliner import inline_calls
 from tsjit.runtime.generated_plan import generate_plan
 from tsjit.runtime.operations import operations_for_torch_compile
@@ -30,8 +32,11 @@ _plans: weakref.WeakKeyDictionary[Any, Callable[..., Any] | None] = weakref.Weak
 
 
 def prepare_for_torch_compile(function: Any) -> None:
-    """Make the Python torch.compile will trace for `function` (a GraphFunction), if torch.compile is loaded."""
+    """Make the Python torch.compile will trace for `function` (a GraphFunction), if torch.compile is loaded
+    (and no tracer records: making it runs torch calls the trace must not see)."""
     if "torch._dynamo" not in sys.modules or function in _plans:
+        return
+    if get_tracing_state() is not None or torch_jit_is_tracing():
         return
     graph = function.graph.copy()
     inline_calls(graph)

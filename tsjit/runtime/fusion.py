@@ -192,7 +192,52 @@ def _guarded(kernel: Kernel, lazy: _LazyKernel, planner: LaunchPlanner, fallback
                 _run_in_parallel(function, numel, [planned.geometry, *arguments])
         return outputs[0] if count == 1 else tuple(outputs)
 
-    return operation
+    return _fast_path(tensors, count, dtype, lazy, launches, operation)
+
+
+def _fast_path(tensors: tuple[bool, ...], count: int, dtype: torch.dtype, lazy: _LazyKernel, launches: dict,
+               slow: Operation) -> Operation:
+    """The kernel's Operation for the common call, generated without loops: every input passes the guard, the
+    kernel is loaded and the inputs' layout has a launch that runs on the calling thread; anything else goes to
+    `slow`, which decides it as described in _guarded. For a group of a tensor and a scalar with one output:
+
+        def fused(x0, x1):
+            function = lazy.function
+            if function is not None and not is_tracing():
+                grad = is_grad_enabled()
+                if type(x0) in plain and x0.dtype is dtype and x0.is_cpu and not (grad and x0.requires_grad):
+                    planned = launches.get((x0.shape, x0.stride()))
+                    if planned is not None and planned.serial:
+                        o0 = empty(*planned.sizes, dtype=dtype, device=cpu)
+                        function(0, planned.numel, planned.geometry, x0.data_ptr(), x1, o0.data_ptr())
+                        return o0
+            return slow(x0, x1)
+    """
+    names = [f"x{k}" for k in range(len(tensors))]
+    inputs = ", ".join(names)
+    guard = " and ".join(f"type({x}) in plain and {x}.dtype is dtype and {x}.is_cpu and not (grad and "
+                         f"{x}.requires_grad)" for x, tensor in zip(names, tensors) if tensor) or "True"
+    layout = "".join(f"{x}.shape, {x}.stride(), " for x, tensor in zip(names, tensors) if tensor)
+    outputs = [f"o{k}" for k in range(count)]
+    arguments = [f"{x}.data_ptr()" if tensor else x for x, tensor in zip(names, tensors)]
+    arguments += [f"{o}.data_ptr()" for o in outputs]
+    source = "\n".join([
+        f"def fused({inputs}):",
+        "    function = lazy.function",
+        "    if function is not None and not is_tracing():",
+        "        grad = is_grad_enabled()",
+        f"        if {guard}:",
+        f"            planned = launches.get(({layout}))",
+        "            if planned is not None and planned.serial:",
+        *[f"                {o} = empty(*planned.sizes, dtype=dtype, device=cpu)" for o in outputs],
+        f"                function(0, planned.numel, planned.geometry, {', '.join(arguments)})",
+        f"                return {', '.join(outputs)}",
+        f"    return slow({inputs})"])
+    namespace = {"lazy": lazy, "is_tracing": torch_jit_is_tracing, "is_grad_enabled": torch.is_grad_enabled,
+                 "plain": _PLAIN_TENSOR_TYPES, "dtype": dtype, "launches": launches, "empty": torch.empty,
+                 "cpu": torch.device("cpu"), "slow": slow}
+    exec(compile(source, "<tsjit fused kernel call>", "exec"), namespace)
+    return namespace["fused"]
 
 
 def _profiled_layout(kernel: Kernel, subgraph: Graph) -> tuple | None:
@@ -211,13 +256,15 @@ def _profiled_layout(kernel: Kernel, subgraph: Graph) -> tuple | None:
 
 class _Planned:
     """A launch as the kernel's call takes it: the outputs' sizes as torch.empty's arguments (one by one, which it
-    parses several times faster than one sequence), the element count and the address of the geometry array."""
+    parses several times faster than one sequence), the element count, whether the calling thread runs all of it,
+    and the address of the geometry array."""
 
-    __slots__ = ("sizes", "numel", "geometry", "_array")
+    __slots__ = ("sizes", "numel", "serial", "geometry", "_array")
 
     def __init__(self, launch: Launch):
         self.sizes = tuple(launch.shape) or ((),)
         self.numel = launch.numel
+        self.serial = 0 < launch.numel < PARALLEL_MIN_ELEMENTS  # runs on the calling thread (_fast_path)
         self._array = (ctypes.c_int64 * len(launch.geometry))(*launch.geometry)  # kept alive with its address
         self.geometry = ctypes.addressof(self._array)
 

@@ -176,6 +176,36 @@ def test_a_method_keeps_its_module_alive_but_the_module_does_not_keep_itself() -
         gc.enable()
 
 
+def test_calls_of_the_leading_tensors_take_the_plan_entry_with_the_defaults() -> None:
+    """After a call passing only `x`, such calls run the plan directly with the bound default of `shift`; calls of
+    other keys, other arities, keywords and wrong types still go through the binder, on either of two modules of
+    one type (which share the method's executor and entries, and are freed by reference counting)."""
+    import gc
+    import weakref
+
+    modules = [Scale(), Scale()]
+    scripted = [script_module(m) for m in modules]
+    for module, compiled in zip(modules, scripted):
+        compiled.load_state_dict(module.state_dict())
+    calls = [((torch.randn(2, 3),), {}), ((torch.randn(2, 3), 1), {}), ((torch.randn(4, 3),), {}),
+             ((torch.randn(3),), {}), ((torch.randn(2, 3),), {"shift": 2.5}), ((torch.randn(2, 3, 3),), {})]
+    for _ in range(3):
+        for module, compiled in zip(modules, scripted):
+            for args, kwargs in calls:
+                torch.testing.assert_close(compiled(*args, **kwargs), module(*args, **kwargs))
+            with pytest.raises(TsjitError, match="Expected a value of type 'Tensor' for argument 'x'"):
+                compiled("x")
+    (call,) = scripted[0].__dict__["_method_calls"].values()
+    assert call.entry is not None
+    alive = weakref.ref(scripted[0])
+    del scripted[0], compiled
+    gc.disable()
+    try:
+        assert alive() is None
+    finally:
+        gc.enable()
+
+
 # ---- the executor's call key -------------------------------------------------------------------------------------
 def test_grad_mode_off_shares_one_plan_among_requires_grad_values() -> None:
     function = Function("f", parse_ir("graph(%x : Tensor):\n  %y : Tensor = aten::neg(%x)\n  return (%y)\n"))

@@ -199,6 +199,26 @@ def test_the_lstm_cell_after_its_matmuls_is_one_kernel(fallbacks) -> None:
     assert not fallbacks
 
 
+def test_kernel_outputs_are_fresh_contiguous_tensors_on_every_call(fallbacks) -> None:
+    """The kernel's call allocates outputs like an input of their shape when one is contiguous (empty_like), else
+    by their sizes; either way they are new tensors laid out as eager's (contiguous: the kernel takes row-major
+    inputs only), on every call."""
+    scripted = tsjit.script(two_outputs)
+    layouts = [(torch.randn(3, 8), torch.randn(3, 8)), (torch.randn(3, 8), torch.randn(8)),
+               (torch.randn(1, 8), torch.randn(3, 1)), (torch.randn(3, 8), torch.randn(3, 8)[:, :1])]
+    for x, y in layouts * 2:
+        before = (x.clone(), y.clone())
+        a, b = scripted(x, y)
+        expected = two_outputs(x, y)
+        assert (a.stride(), b.stride()) == (expected[0].stride(), expected[1].stride())
+        assert len({a.data_ptr(), b.data_ptr(), x.data_ptr(), y.data_ptr()}) == 4
+        torch.testing.assert_close((a, b), expected)
+        a.add_(100)
+        b.add_(100)
+        torch.testing.assert_close((x, y), before)
+    assert not fallbacks
+
+
 def test_the_lstm_cell_agrees_with_torch_jit(fallbacks) -> None:
     with torch.no_grad():
         args = lstm_inputs(4, 8, 16)

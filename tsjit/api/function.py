@@ -123,10 +123,10 @@ class ScriptFunction:
         return self._call(args, kwargs)
 
     def _call(self, args: tuple | list, kwargs: dict) -> Any:
-        """A call through the binder. For a schema whose every argument is a Tensor and whose result is a Tensor
-        or a tuple of them, it installs `_entry`: the plan's entry (GraphExecutor.entry), which runs the plan for
-        calls with the same call key (then the binder would take the arguments as they are) and comes back
-        here for others."""
+        """A call through the binder. For calls the binder would take as they are (ArgumentBinder.entry_defaults:
+        tensors for leading Tensor parameters, defaults for the rest, a result of tensors), it installs `_entry`:
+        the plan's entry (GraphExecutor.entry), which runs the plan for calls with the same call key and comes
+        back here for others."""
         binder = self._binder or self._make_binder()
         inputs = binder.bind(args, kwargs)
         state = get_tracing_state()
@@ -134,8 +134,9 @@ class ScriptFunction:
             return binder.result(run_for_torch_jit_tracer(self._runtime_function(), inputs))
         if state is None:
             function = self._runtime_function()
-            if binder.direct and len(args) == len(inputs):
-                self._entry = function.executor.entry(inputs, self._miss)
+            defaults = binder.entry_defaults(args, kwargs)
+            if defaults is not None:
+                self._entry = function.executor.entry(inputs, self._miss, defaults=defaults)
             return binder.result(function(*inputs))
         # inside a trace, a scripted callee stays a call and keeps its control flow (seed: "Tracer")
         run = lambda: binder.result(self._runtime_function()(*inputs))
@@ -201,8 +202,11 @@ class ArgumentBinder:
         self._known: dict[tuple[type, ...], tuple[tuple, tuple[int, ...]]] = {}  # classes -> (defaults, to float)
         self._return_type = schema.returns[0].type
         self._plain_result = not _holds_named_type(self._return_type)
-        # calls of tensors only need no binding: each tensor is taken as it is, and so is a result of tensors
-        self.direct = all(type(a.type) is T.TensorType for a in schema.arguments) and _tensors_only(self._return_type)
+        # calls of tensors only need no binding: each tensor is taken as it is, and so is a result of tensors;
+        # how many leading arguments are Tensors (a call passing only those needs no binding either)
+        self._tensor_result = _tensors_only(self._return_type)
+        self._leading_tensors = next((k for k, a in enumerate(schema.arguments) if type(a.type) is not T.TensorType),
+                                     len(schema.arguments))
 
     def bind(self, args: tuple, kwargs: dict) -> list[Any]:
         """The graph's inputs for a call (what bind_arguments returns; its errors, too)."""
@@ -230,6 +234,15 @@ class ArgumentBinder:
                     return inputs
             self._known[tuple(map(type, args))] = (tuple(unchecked[len(args):]), tuple(to_float))
         return inputs
+
+    def entry_defaults(self, args: tuple, kwargs: dict) -> int | None:
+        """How many default values a plan entry (GraphExecutor.entry) appends to calls like this one, or None when
+        such calls need binding. They need none when only positional arguments are given, each for a Tensor
+        parameter (the entry tests that each is a tensor, which the parameter takes as it is), every other
+        parameter takes its default (the same bound value on every call), and the result is tensors."""
+        if kwargs or not self._tensor_result or len(args) > self._leading_tensors:
+            return None
+        return len(self.schema.arguments) - len(args)
 
     def result(self, value: Any) -> Any:
         """A graph's result as Python sees it (from_script_value)."""

@@ -249,12 +249,26 @@ def wrap_object(obj: Object) -> RecursiveScriptModule:
 # ==============================================================================================================
 # running methods
 # ==============================================================================================================
-class MethodCall(NamedTuple):
-    """What calling a method needs besides its object: its binder (the schema without `self`) and its runtime
-    Function. Modules keep one per method called (in `_method_calls`), so a call skips both look-ups."""
+class MethodCall:
+    """What calling a method needs besides its object: its binder (the schema without `self`), its runtime
+    Function and, once a call has shown that calls like it need no binding (ArgumentBinder.entry_defaults), the
+    plan's entry (GraphExecutor.entry: `entry(obj, args)`, which returns MISSED for calls of another key).
+    Modules keep one per method called (in `_method_calls`), so a call skips the look-ups."""
 
-    binder: ArgumentBinder
-    runtime: Any
+    __slots__ = ("binder", "runtime", "entry")
+
+    def __init__(self, binder: ArgumentBinder, runtime: Any):
+        self.binder = binder
+        self.runtime = runtime
+        self.entry: Callable[..., Any] | None = None
+
+
+MISSED = object()  # what a method's plan entry returns for a call it does not take
+
+
+def _missed(obj: Object, args: tuple) -> object:
+    """The `miss` of methods' plan entries: shared by every module of a type, so it holds none of them."""
+    return MISSED
 
 
 class ScriptMethod:
@@ -309,18 +323,32 @@ class ScriptMethod:
             if plan is not None:
                 binder = ArgumentBinder(self.schema_without_self())
                 return binder.result(plan(self.owner._c, *binder.bind(args, kwargs)))
-        owner, calls = self.owner, self.owner.__dict__["_method_calls"]
-        call = calls.get(self.function)
+        owner = self.owner
+        call = owner.__dict__["_method_calls"].get(self.function)
+        if call is not None and call.entry is not None and not kwargs and get_tracing_state() is None \
+                and not torch_jit_is_tracing():
+            result = call.entry(owner._c, args)
+            if result is not MISSED:
+                return result
+        return self._call(call, args, kwargs)
+
+    def _call(self, call: MethodCall | None, args: tuple, kwargs: dict) -> Any:
+        """A call through the binder; calls the binder would take as they are install the plan's entry, which
+        later calls of the same key take instead (see MethodCall)."""
+        owner = self.owner
         binder = call.binder if call is not None else ArgumentBinder(self.schema_without_self())
         inputs = binder.bind(args, kwargs)
         if call is None:  # the graph is optimized once the first call's arguments have passed their checks
-            call = calls[self.function] = MethodCall(binder, runtime_function(self.function))
+            call = owner.__dict__["_method_calls"][self.function] = MethodCall(binder, runtime_function(self.function))
             prepare_for_torch_compile(self.function)
         runtime = call.runtime
         state = get_tracing_state()
         if state is None:
             if torch_jit_is_tracing():
                 return binder.result(run_for_torch_jit_tracer(runtime, (owner._c, *inputs)))
+            defaults = binder.entry_defaults(args, kwargs)
+            if defaults is not None:
+                call.entry = runtime.executor.entry([owner._c, *inputs], _missed, bound=1, defaults=defaults)
             return binder.result(runtime(owner._c, *inputs))
         return state.record_method_call(owner, self.function, inputs, lambda: binder.result(runtime(owner._c, *inputs)))
 
@@ -582,7 +610,9 @@ class RecursiveScriptModule(ScriptModule):
     # ---- methods and graphs ------------------------------------------------------------------------------------
     @property
     def forward(self) -> ScriptMethod:
-        return self.__getattr__("forward")
+        obj = self.__dict__.get("_c")  # what __getattr__ finds, without its search
+        function = obj.type.methods.get("forward") if obj is not None else None
+        return ScriptMethod(self, function) if function is not None else self.__getattr__("forward")
 
     @property
     def graph(self) -> Graph:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import concurrent.futures
 import ctypes
 import functools
+import math
 import os
 import queue
 import threading
@@ -152,7 +153,7 @@ def _guarded(kernel: Kernel, lazy: _LazyKernel, planner: LaunchPlanner, fallback
         if len(launches) >= MAX_LAUNCHES:
             launches.clear()
         launch = planner(layout)
-        planned = launches[layout] = None if launch is None else _Planned(launch)
+        planned = launches[layout] = None if launch is None else _Planned(launch, _same_layout_input(launch, layout))
         return planned
 
     if profiled is not None:
@@ -208,7 +209,8 @@ def _fast_path(tensors: tuple[bool, ...], count: int, dtype: torch.dtype, lazy: 
                 if type(x0) in plain and x0.dtype is dtype and x0.is_cpu and not (grad and x0.requires_grad):
                     planned = launches.get((x0.shape, x0.stride()))
                     if planned is not None and planned.serial:
-                        o0 = empty(*planned.sizes, dtype=dtype, device=cpu)
+                        o0 = empty(*planned.sizes, dtype=dtype, device=cpu) if planned.like is None \
+                            else empty_like((x0,)[planned.like])
                         function(0, planned.numel, planned.geometry, x0.data_ptr(), x1, o0.data_ptr())
                         return o0
             return slow(x0, x1)
@@ -218,6 +220,7 @@ def _fast_path(tensors: tuple[bool, ...], count: int, dtype: torch.dtype, lazy: 
     guard = " and ".join(f"type({x}) in plain and {x}.dtype is dtype and {x}.is_cpu and not (grad and "
                          f"{x}.requires_grad)" for x, tensor in zip(names, tensors) if tensor) or "True"
     layout = "".join(f"{x}.shape, {x}.stride(), " for x, tensor in zip(names, tensors) if tensor)
+    tensor_inputs = "".join(f"{x}, " for x, tensor in zip(names, tensors) if tensor)
     outputs = [f"o{k}" for k in range(count)]
     arguments = [f"{x}.data_ptr()" if tensor else x for x, tensor in zip(names, tensors)]
     arguments += [f"{o}.data_ptr()" for o in outputs]
@@ -229,15 +232,27 @@ def _fast_path(tensors: tuple[bool, ...], count: int, dtype: torch.dtype, lazy: 
         f"        if {guard}:",
         f"            planned = launches.get(({layout}))",
         "            if planned is not None and planned.serial:",
-        *[f"                {o} = empty(*planned.sizes, dtype=dtype, device=cpu)" for o in outputs],
+        "                like = planned.like",
+        *[f"                {o} = empty(*planned.sizes, dtype=dtype, device=cpu) if like is None else "
+          f"empty_like(({tensor_inputs})[like])" for o in outputs],
         f"                function(0, planned.numel, planned.geometry, {', '.join(arguments)})",
         f"                return {', '.join(outputs)}",
         f"    return slow({inputs})"])
     namespace = {"lazy": lazy, "is_tracing": torch_jit_is_tracing, "is_grad_enabled": torch.is_grad_enabled,
                  "plain": _PLAIN_TENSOR_TYPES, "dtype": dtype, "launches": launches, "empty": torch.empty,
+                 "empty_like": torch.empty_like,
                  "cpu": torch.device("cpu"), "slow": slow}
     exec(compile(source, "<tsjit fused kernel call>", "exec"), namespace)
     return namespace["fused"]
+
+
+def _same_layout_input(launch: Launch, layout: tuple) -> int | None:
+    """The position among the tensor inputs of one whose shape is the outputs' and whose strides are contiguous
+    (an empty_like of it is a fresh contiguous output), or None."""
+    shape = tuple(launch.shape)
+    contiguous = tuple(math.prod(shape[d + 1:]) for d in range(len(shape)))
+    return next((k for k, (sizes, strides) in enumerate(zip(layout[0::2], layout[1::2]))
+                 if tuple(sizes) == shape and tuple(strides) == contiguous), None)
 
 
 def _profiled_layout(kernel: Kernel, subgraph: Graph) -> tuple | None:
@@ -257,11 +272,14 @@ def _profiled_layout(kernel: Kernel, subgraph: Graph) -> tuple | None:
 class _Planned:
     """A launch as the kernel's call takes it: the outputs' sizes as torch.empty's arguments (one by one, which it
     parses several times faster than one sequence), the element count, whether the calling thread runs all of it,
-    and the address of the geometry array."""
+    the address of the geometry array, and which tensor input (if any) has the outputs' shape and contiguous
+    strides, so that `torch.empty_like` of it allocates each output (it parses no sizes, dtype or device: half
+    of torch.empty's time on small tensors)."""
 
-    __slots__ = ("sizes", "numel", "serial", "geometry", "_array")
+    __slots__ = ("sizes", "numel", "serial", "geometry", "like", "_array")
 
-    def __init__(self, launch: Launch):
+    def __init__(self, launch: Launch, like: int | None = None):
+        self.like = like
         self.sizes = tuple(launch.shape) or ((),)
         self.numel = launch.numel
         self.serial = 0 < launch.numel < PARALLEL_MIN_ELEMENTS  # runs on the calling thread (_fast_path)

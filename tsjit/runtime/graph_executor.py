@@ -108,7 +108,8 @@ def call_key(inputs: Sequence[Any]) -> tuple:
             torch.is_grad_enabled(), torch.get_default_dtype(), torch._C._is_any_autocast_enabled())
 
 
-def plan_entry(key: tuple, run: Callable[..., Any], miss: Callable[[Sequence[Any]], Any]) -> Callable | None:
+def plan_entry(key: tuple, run: Callable[..., Any], miss: Callable[..., Any], bound: int = 0,
+               defaults: tuple = ()) -> Callable | None:
     """A generated `entry(inputs)` that calls `run(*inputs)` when the inputs' call key is `key`, else `miss(inputs)`,
     deciding it by tests instead of building the key: for two float matrices, with grad mode on,
 
@@ -121,6 +122,9 @@ def plan_entry(key: tuple, run: Callable[..., Any], miss: Callable[[Sequence[Any
                     return run(x0, x1)
             return miss(inputs)
 
+    With `bound`, the first `bound` inputs come as parameters of their own (a method's object: `entry(x0,
+    inputs)`, `miss(x0, inputs)`); with `defaults`, the last inputs are these values, which the caller leaves out
+    (the defaults of trailing arguments: `run(x0, x1, None, False)`), so they are not tested.
     None when an input is a tuple (such calls keep building the key). A tensor of a Tensor subclass misses (its
     key is the same, so `miss` finds the same plan, only slower)."""
     parts, grad, default_dtype, autocast = key
@@ -128,22 +132,27 @@ def plan_entry(key: tuple, run: Callable[..., Any], miss: Callable[[Sequence[Any
                                  "is_grad_enabled": torch.is_grad_enabled, "get_default_dtype": torch.get_default_dtype,
                                  "is_any_autocast_enabled": torch._C._is_any_autocast_enabled,
                                  "tensor_or_tuple": (_Tensor, tuple)}
+    given = len(parts) - len(defaults)
     tests = []
-    for k, part in enumerate(parts):
+    for k, part in enumerate(parts[:given]):
         test = _input_test(f"x{k}", part, namespace)
         if test is None:
             return None
         tests.append(test)
+    for k, value in enumerate(defaults, given):
+        namespace[f"default_{k}"] = value
     tests += [f"is_grad_enabled() is {grad}", "get_default_dtype() is default_dtype",
               f"is_any_autocast_enabled() is {autocast}"]
-    names = "".join(f"x{k}, " for k in range(len(parts)))
+    leading = "".join(f"x{k}, " for k in range(bound))
+    names = "".join(f"x{k}, " for k in range(bound, given))
+    arguments = leading + names + "".join(f"default_{k}, " for k in range(given, len(parts)))
     source = "\n".join([
-        "def entry(inputs):",
-        f"    if len(inputs) == {len(parts)}:",
-        f"        {names or '_'} = inputs" if parts else "        pass",
+        f"def entry({leading}inputs):",
+        f"    if len(inputs) == {given - bound}:",
+        f"        {names or '_'} = inputs" if given > bound else "        pass",
         f"        if {' and '.join(tests)}:",
-        f"            return run({names})",
-        "    return miss(inputs)"])
+        f"            return run({arguments})",
+        f"    return miss({leading}inputs)"])
     exec(compile(source, "<tsjit plan entry>", "exec"), namespace)
     return namespace["entry"]
 
@@ -373,16 +382,21 @@ class GraphExecutor:
 
     _run_by_key = run  # the entries' `miss`
 
-    def entry(self, inputs: Sequence[Any], miss: Callable[[Sequence[Any]], Any]) -> Callable | None:
+    def entry(self, inputs: Sequence[Any], miss: Callable[..., Any], bound: int = 0,
+              defaults: int = 0) -> Callable | None:
         """An entry (`plan_entry`) to the plan for these inputs' call key that calls `miss` on other keys, for callers
-        with a check of their own to do first (ScriptFunction binds arguments against its schema)."""
+        with a check of their own to do first (ScriptFunction and ScriptMethod bind arguments against the schema):
+        the first `bound` inputs passed on their own, the last `defaults` ones left to the entry (the values
+        given here, which must be what the caller would bind: the arguments' defaults)."""
         key = call_key(inputs)
         plan = self._used(self._plans_by_call_key.get(key)) or self._plan_for_call_key(key, inputs)
         if id(plan) not in self._plan_keys:
             return None
-        entry = self._entries.get((key, miss), _NO_ENTRY)
+        cache_key = (key, miss, bound, defaults)
+        entry = self._entries.get(cache_key, _NO_ENTRY)
         if entry is _NO_ENTRY:
-            entry = self._entries[(key, miss)] = plan_entry(key, plan.run, miss)
+            given = len(inputs) - defaults
+            entry = self._entries[cache_key] = plan_entry(key, plan.run, miss, bound, tuple(inputs[given:]))
         return entry
 
     def run_async(self, inputs: Sequence[Any]) -> Future:

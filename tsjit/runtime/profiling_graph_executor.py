@@ -159,12 +159,13 @@ class ProfilingGraphExecutor(GraphExecutor):
 
     _run_by_key = run  # the entries' `miss`
 
-    def entry(self, inputs: Sequence[Any], miss: Callable[[Sequence[Any]], Any]) -> Callable | None:
+    def entry(self, inputs: Sequence[Any], miss: Callable[..., Any], bound: int = 0,
+              defaults: int = 0) -> Callable | None:
         """As GraphExecutor.entry; None while the plan profiles (its callers then call `run`)."""
         plan = self.get_plan(inputs)
         if isinstance(plan, ProfilingPlan) and plan.record is not None:
             return None
-        return GraphExecutor.entry(self, inputs, miss)
+        return GraphExecutor.entry(self, inputs, miss, bound, defaults)
 
     def get_plan(self, inputs: Sequence[Any]) -> ExecutionPlan:
         """The plan for these inputs, optimized first if its profiled runs are done."""

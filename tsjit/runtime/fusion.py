@@ -17,6 +17,10 @@ Then fresh contiguous outputs are allocated and the kernel fills them (from PARA
 split into element ranges on torch.get_num_threads() threads, as eager's intra-op parallelism would). Otherwise,
 and when no kernel could be generated or compiled, the subgraph runs in the interpreter, which broadcasts,
 promotes dtypes, records autograd and raises eager's errors, as the nodes did before fusion.
+
+A fused group runs once per call of its plan, often in a loop (the LSTM's steps), so the common call (the guard
+passes, the kernel is loaded, the layout's launch is known and runs on the calling thread) is generated as one
+straight-line function per group (`_fast_path`), and only other calls take the general path.
 """
 
 from __future__ import annotations

@@ -56,3 +56,13 @@ def test_operators_lowered_only_in_part_are_decomposed(backend):
     args = (torch.randn(3, 4), torch.randn(3, 4), torch.tensor([0, 3, 1]), torch.tensor([1.0, -1.0, 1.0]))
     run = iree.compile(tsjit.mlir.compile(tsjit.script(module), list(args), output_type=backend))
     assert_close(run(*args), tuple(module(*args)))
+
+
+def test_attention_called_with_three_tensors_takes_the_composite_path():
+    """`query is not key` decides nn.MultiheadAttention's fast path (`_native_multi_head_attention`, not in the
+    torch dialect): a compiled function's arguments are distinct values, so it is True."""
+    torch.manual_seed(0)
+    attention = nn.MultiheadAttention(8, 2).eval()
+    args = [torch.randn(5, 2, 8) for _ in range(3)]
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(attention), args, output_type="linalg-on-tensors"))
+    assert_close(run(*args), tuple(r.detach() for r in attention(*args)))

@@ -115,16 +115,17 @@ def lower(lowered: LoweredModule, output_type: str) -> LoweredModule:
 def _prepare(target, examples: Sequence, options: Options, method: str) -> PreparedProgram:
     examples = with_defaults(target, method, examples)
     module = as_module_value(target)
-    if module is None and is_script_module(target):
-        module = script_module_value(target, method)
     if module is not None:
         return prepare_module(module, method, examples, options)
+    if is_script_module(target):  # (its ModuleValue holds fresh copies of the methods: they are not copied again)
+        return prepare_module(script_module_value(target, method), method, examples, options, copy=False)
     graph = target if isinstance(target, Graph) else getattr(target, "graph", None)
     if not isinstance(graph, Graph):
         raise MLIRError(f"cannot compile a {type(target).__name__}: give a Graph, a script function or a module")
-    if graph is not target:  # a script function's graph calls the functions it uses: prim::CallFunction
-        graph = inline_function_calls(graph)
-    return prepare_function(graph, examples, options)
+    if graph is target:
+        return prepare_function(graph, examples, options)
+    # a script function's graph calls the functions it uses (prim::CallFunction): inlined into a copy
+    return prepare_function(inline_function_calls(graph), examples, options, copy=False)
 
 
 def with_defaults(target, method: str, examples: Sequence) -> list:

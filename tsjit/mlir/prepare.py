@@ -52,6 +52,11 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   `prim::device(%t)` becomes the examples' device (cpu without example tensors), `prim::type` of a constant
   device its string and `is_cuda` whether that device is cuda; the torch dialect has no nested tensors, so
   `is_nested` is False. The comparisons on them then fold (tsjit/passes/static_control_flow.py).
+- `fold_tensor_identity_tests`: `a is b` / `a is not b` of two different tensor values has no lowering (the
+  ops stay `torch.aten.__isnot__`), and a compiled function cannot tell its arguments apart by identity: they
+  are distinct buffers with value semantics. So two different tensor values are not identical (`a is a` folds in
+  static_control_flow). nn.MultiheadAttention asks `query is not key` before its other fast-path checks; called
+  with three tensors, the fast path (`aten::_native_multi_head_attention`, not in the torch dialect) was kept.
 - `decompose_unknown_operators` (tsjit/mlir/decompositions.py): operators the torch dialect does not define
   (`aten::diff`, `aten::soft_margin_loss`, ...) stay `torch.operator`, which no pipeline lowers; they are replaced
   by their definitions in TorchScript.
@@ -137,9 +142,10 @@ class Options:
     unroll: bool = False
 
 
-def prepare_function(graph: Graph, examples: Sequence, options: Options) -> PreparedProgram:
-    """A copy of `graph` with the workarounds applied and types refined for the example arguments."""
-    graph = graph.copy()
+def prepare_function(graph: Graph, examples: Sequence, options: Options, copy: bool = True) -> PreparedProgram:
+    """A copy of `graph` (or, if not `copy`, a graph the caller owns itself) with the workarounds applied and
+    types refined for the example arguments."""
+    graph = graph.copy() if copy else graph
     result_type = graph.outputs[0].type if len(graph.outputs) == 1 else None
     examples = bind_defaults(graph, examples)
     flat = _flat_examples(graph.inputs, examples)
@@ -153,10 +159,12 @@ def prepare_function(graph: Graph, examples: Sequence, options: Options) -> Prep
     return PreparedProgram(graph, None, _value_semantics([graph], options), annotations, result_type)
 
 
-def prepare_module(root: ModuleValue, method: str, examples: Sequence, options: Options) -> PreparedProgram:
-    """A copy of the object graph (one method graph per class, shared by its instances) with the workarounds
+def prepare_module(root: ModuleValue, method: str, examples: Sequence, options: Options,
+                   copy: bool = True) -> PreparedProgram:
+    """A copy of the object graph (one method graph per class, shared by its instances; if not `copy`, an object
+    graph the caller owns itself, whose instances of a class already share their methods) with the workarounds
     applied to every method and types refined by running `method` on the example arguments."""
-    root = _copy_object_graph(root)
+    root = _copy_object_graph(root) if copy else root
     entry = root.methods.get(method)
     if entry is None:
         raise MLIRError(f"{root.qualified_name} has no method {method!r}")
@@ -197,6 +205,7 @@ def _rewrite(graph: Graph, options: Options, device: torch.device) -> None:
     run_pass(remove_profiling, graph)
     run_pass(decompose_unknown_operators, graph)
     run_pass(fold_tensor_properties, graph, device)
+    run_pass(fold_tensor_identity_tests, graph)
     run_pass(remove_grad_mode_contexts, graph)
     run_pass(remove_prints, graph)
     run_pass(replace_raising_branches, graph, checks=options.checks)
@@ -622,6 +631,13 @@ def fold_tensor_properties(graph: Graph, device: torch.device = _CPU) -> bool:
     types = [n for n in graph.all_nodes() if n.kind is prim.type and n.input().node.kind is prim.Constant
              and log.opt_allowed()]
     return _replace_by_constant(graph, types, lambda node: constant_value(node.input().node).type) or changed
+
+
+def fold_tensor_identity_tests(graph: Graph) -> bool:
+    """`aten::__is__(%a, %b)` of two different tensor values -> False, `aten::__isnot__` -> True."""
+    nodes = [n for n in graph.all_nodes() if n.kind in (aten.__is__, aten.__isnot__) and n.input(0) is not n.input(1)
+             and all(isinstance(v.type, ts.TensorType) for v in n.inputs) and log.opt_allowed()]
+    return _replace_by_constant(graph, nodes, lambda node: node.kind is aten.__isnot__)
 
 
 def _replace_by_constant(graph: Graph, nodes: list[Node], value_of) -> bool:

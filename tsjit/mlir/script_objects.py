@@ -99,7 +99,7 @@ class _Usage:
         graph = function.graph.copy()
         if self.inline_methods:
             inliner.inline_calls(graph)
-        graph = inline_function_calls(graph)
+        inline_function_calls_in_place(graph)
         self.methods.setdefault(name, {})[method] = graph
         used = self.attributes.setdefault(name, set())
         for node in graph.all_nodes():
@@ -119,10 +119,16 @@ class _Usage:
 def inline_function_calls(graph: Graph) -> Graph:
     """A copy of `graph` whose `prim::CallFunction`s of known functions are inlined; method calls stay."""
     graph = graph.copy()
+    inline_function_calls_in_place(graph)
+    return graph
+
+
+def inline_function_calls_in_place(graph: Graph) -> None:
+    """Inline the `prim::CallFunction`s of known functions in `graph` itself."""
     while True:
         calls = [n for n in graph.all_nodes() if n.kind is prim.CallFunction and inliner._callee(n) is not None]
         if not calls:
-            return graph
+            return
         for node in calls:
             inliner._inline_call(node, inliner._callee(node))
 
@@ -179,19 +185,36 @@ def specialize_attributes(root: ModuleValue, methods: dict[str, dict[str, Graph]
     for module in instances(root):
         by_class.setdefault(module.qualified_name, []).append(module)
     graphs = [g for by_name in methods.values() for g in by_name.values()]  # a parent reads a child's attributes
+    reads, written = _attribute_accesses(graphs)
     for name, modules in by_class.items():
-        written = {n.s("name") for n in _accesses(graphs, name, prim.SetAttr)}
         for slot in list(modules[0].slots):
-            if slot.name in written:
+            if (name, slot.name) in written:
                 continue
             values = [m.slot(slot.name).value for m in modules]
+            found = reads.get((name, slot.name), [])
             if _foldable(slot.type, values):
-                _fold_attribute(name, slot.name, values[0], graphs)
+                _fold_attribute(found, values[0])
                 _retype(modules, slot.name, None)
             elif isinstance(slot.type, ts.OptionalType) and all(isinstance(v, torch.Tensor) for v in values):
                 _retype(modules, slot.name, slot.type.elem)
             elif _is_tensor_list(slot.type, values):
-                _split_tensor_list(modules, slot.name, graphs)
+                _split_tensor_list(modules, slot.name, found)
+
+
+def _attribute_accesses(graphs: list[Graph]) -> tuple[dict[tuple[str, str], list[Node]], set[tuple[str, str]]]:
+    """The `prim::GetAttr` nodes by (class name, attribute), and the attributes a `prim::SetAttr` writes: one
+    walk of the graphs (a walk per attribute cost seconds on a transformer's hundreds of attributes)."""
+    reads: dict[tuple[str, str], list[Node]] = {}
+    written: set[tuple[str, str]] = set()
+    for graph in graphs:
+        for node in graph.all_nodes():
+            if node.kind in (prim.GetAttr, prim.SetAttr):
+                key = (getattr(node.inputs[0].type, "qualified_name", None), node.s("name"))
+                if node.kind is prim.GetAttr:
+                    reads.setdefault(key, []).append(node)
+                else:
+                    written.add(key)
+    return reads, written
 
 
 def _foldable(type_: ts.Type, values: list) -> bool:
@@ -204,14 +227,14 @@ def _foldable(type_: ts.Type, values: list) -> bool:
         type(v) is type(first) and v == first for v in values)
 
 
-def _fold_attribute(class_name: str, attribute: str, value, graphs: list[Graph]) -> None:
-    """Every `prim::GetAttr[name=attribute]` on the class becomes a constant of the value."""
-    for graph in graphs:
-        for node in _reads(graph, class_name, attribute):
-            with graph.insert_point_guard(node):
-                constant = graph.insert_constant(value, source_range=node.source_range)
-            node.output().replace_all_uses_with(constant)
-            node.destroy()
+def _fold_attribute(reads: list[Node], value) -> None:
+    """Every `prim::GetAttr` of the attribute becomes a constant of the value."""
+    for node in reads:
+        graph = node.owning_graph
+        with graph.insert_point_guard(node):
+            constant = graph.insert_constant(value, source_range=node.source_range)
+        node.output().replace_all_uses_with(constant)
+        node.destroy()
 
 
 def _is_tensor_list(type_: ts.Type, values: list) -> bool:
@@ -220,7 +243,7 @@ def _is_tensor_list(type_: ts.Type, values: list) -> bool:
             and len({len(v) for v in values}) == 1)
 
 
-def _split_tensor_list(modules: list[ModuleValue], attribute: str, graphs: list[Graph]) -> None:
+def _split_tensor_list(modules: list[ModuleValue], attribute: str, reads: list[Node]) -> None:
     """A read-only `List[Tensor]` attribute becomes one tensor attribute per element (`name$0`, `name$1`, ...)
     and each read a ListConstruct of their reads: a list of non-value tensors read from a slot cannot become a
     list of value tensors in the torch dialect, while each tensor can."""
@@ -230,14 +253,14 @@ def _split_tensor_list(modules: list[ModuleValue], attribute: str, graphs: list[
         index = next(i for i, s in enumerate(module.slots) if s.name == attribute)
         tensors = module.slots[index].value
         module.slots[index:index + 1] = [Slot(n, ts.TensorType.get(), t) for n, t in zip(names, tensors)]
-    for graph in graphs:
-        for node in _reads(graph, modules[0].qualified_name, attribute):
-            with graph.insert_point_guard(node):
-                elements = [_insert_get_attr(graph, node, n) for n in names]
-                listed = graph.insert_node(graph.create(prim.ListConstruct, elements))
-                listed.output().set_type(node.output().type)
-            node.output().replace_all_uses_with(listed.output())
-            node.destroy()
+    for node in reads:
+        graph = node.owning_graph
+        with graph.insert_point_guard(node):
+            elements = [_insert_get_attr(graph, node, n) for n in names]
+            listed = graph.insert_node(graph.create(prim.ListConstruct, elements))
+            listed.output().set_type(node.output().type)
+        node.output().replace_all_uses_with(listed.output())
+        node.destroy()
 
 
 def _insert_get_attr(graph: Graph, read: Node, name: str):
@@ -246,16 +269,6 @@ def _insert_get_attr(graph: Graph, read: Node, name: str):
     get.output().set_type(ts.TensorType.get())
     get.source_range = read.source_range
     return get.output()
-
-
-def _reads(graph: Graph, class_name: str, attribute: str) -> list[Node]:
-    return [n for n in _accesses([graph], class_name, prim.GetAttr) if n.s("name") == attribute]
-
-
-def _accesses(graphs: list[Graph], class_name: str, kind) -> list[Node]:
-    """The `kind` (GetAttr or SetAttr) nodes on objects of the class in the graphs."""
-    return [n for graph in graphs for n in graph.all_nodes() if n.kind is kind
-            and getattr(n.inputs[0].type, "qualified_name", None) == class_name]
 
 
 def _retype(modules: list[ModuleValue], attribute: str, type_: ts.Type | None) -> None:

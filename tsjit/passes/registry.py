@@ -113,6 +113,7 @@ _TABLE = (
     ("remove_profiling", _MLIR, "prim::profile forwards its input"),
     ("fold_tensor_properties", _MLIR,
      "prim::device, is_cuda, is_nested and prim::type of a constant device become constants (cpu by default)"),
+    ("fold_tensor_identity_tests", _MLIR, "`a is b` of two different tensor values becomes False, `is not` True"),
     ("remove_grad_mode_contexts", _MLIR, "no_grad()/enable_grad() objects and their Enter/Exit removed"),
     ("remove_prints", _MLIR, "prim::Print and aten::warn removed (compiled programs do not print)"),
     ("replace_raising_branches", _MLIR,

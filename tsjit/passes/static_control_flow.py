@@ -74,16 +74,18 @@ def _foldable(node: Node) -> bool:
         return _is_constant(node.input()) and len(constant_value(node.input().node)) == len(node.outputs)
     if node.kind in _SIDE_EFFECTS or node.blocks or not node.outputs or not node.inputs:
         return False
-    if not all(isinstance(v.type, _FOLDABLE_TYPES) or _is_read_only_list(v) for v in node.outputs):
+    if not all(isinstance(v.type, _FOLDABLE_TYPES) or _is_scalar_list(v) and _is_read_only(v) for v in node.outputs):
         return False
     return all(_is_constant_scalar(v) or _is_constant_list(v) for v in node.inputs)
 
 
-def _is_read_only_list(value: Value) -> bool:
-    """A list of scalars only read by ops that write none of their arguments (an `append` after it, a loop
-    carrying it or a return would make its contents change or escape)."""
-    if not isinstance(value.type, ts.ListType) or not isinstance(value.type.elem, _FOLDABLE_TYPES):
-        return False
+def _is_scalar_list(value: Value) -> bool:
+    return isinstance(value.type, ts.ListType) and isinstance(value.type.elem, _FOLDABLE_TYPES)
+
+
+def _is_read_only(value: Value) -> bool:
+    """Whether only ops that write none of their arguments read the value (an `append` after it, a loop carrying
+    it or a return would make a list's contents change or escape)."""
     schemas = [use.user.maybe_schema() for use in value.uses]
     return all(schema is not None and not schema.is_mutable for schema in schemas)
 
@@ -95,7 +97,7 @@ def _is_constant_scalar(value: Value) -> bool:
 def _is_constant_list(value: Value) -> bool:
     """A list literal of constants that nothing mutates."""
     return value.node.kind is prim.ListConstruct and all(_is_constant_scalar(e) for e in value.node.inputs) and \
-        _is_read_only_list(value)
+        _is_read_only(value)
 
 
 def _value_of(value: Value):

@@ -35,11 +35,12 @@ class PartlyLowered(nn.Module):
         self.cell = nn.GRUCell(4, 3)
         self.pad = nn.CircularPad1d((2, 1))
         self.logits_loss = nn.BCEWithLogitsLoss(pos_weight=torch.ones(4) * 2)
+        self.probability_loss = nn.BCELoss()
         self.cosine_loss = nn.CosineEmbeddingLoss(margin=0.2) if cosine else None
         self.cross_entropy = nn.CrossEntropyLoss(label_smoothing=0.1) if cross_entropy else None
 
     def forward(self, x, y, labels, signs):
-        losses = [self.logits_loss(x, torch.sigmoid(y))]
+        losses = [self.logits_loss(x, torch.sigmoid(y)), self.probability_loss(torch.sigmoid(x), torch.sigmoid(y))]
         if self.cosine_loss is not None:
             losses.append(self.cosine_loss(x, y, signs))
         if self.cross_entropy is not None:

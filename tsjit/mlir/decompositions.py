@@ -49,7 +49,7 @@ def _reduce(loss: Tensor, reduction: int) -> Tensor:
 # - binary_cross_entropy_with_logits with pos_weight: its decomposition types `pos_weight * log_sigmoid(x)` as
 #   pos_weight's shape ("'tensor.cast' op operand type 'tensor<3x4xf32>' and result type 'tensor<4xf32>'");
 # - cross_entropy_loss with label smoothing: "found an op that was marked as backend illegal";
-# - cosine_embedding_loss, and pad in "circular" mode: not decomposed at all;
+# - binary_cross_entropy, cosine_embedding_loss, and pad in "circular" mode: not decomposed at all;
 # gru_cell is not in the torch dialect (nn.GRUCell).
 _PARTLY_LOWERED = """
 def instance_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Optional[Tensor],
@@ -86,6 +86,12 @@ def cross_entropy_loss(self: Tensor, target: Tensor, weight: Optional[Tensor] = 
   elif reduction == 2:
     smooth = smooth.sum()
   return (1 - label_smoothing) * nll + smooth * (label_smoothing / self.size(class_dim))
+def binary_cross_entropy(self: Tensor, target: Tensor, weight: Optional[Tensor] = None,
+                         reduction: int = 1) -> Tensor:
+  loss = (target - 1) * torch.clamp_min(torch.log1p(-self), -100.0) - target * torch.clamp_min(torch.log(self), -100.0)
+  if weight is not None:
+    loss = loss * weight
+  return _reduce(loss, reduction)
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                           reduction: int = 1) -> Tensor:
   dim = target.dim()

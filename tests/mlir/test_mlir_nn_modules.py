@@ -34,6 +34,7 @@ class PartlyLowered(nn.Module):
         super().__init__()
         self.cell = nn.GRUCell(4, 3)
         self.pad = nn.CircularPad1d((2, 1))
+        self.pool = nn.AdaptiveAvgPool1d(3)  # windows of a length that does not divide 4
         self.logits_loss = nn.BCEWithLogitsLoss(pos_weight=torch.ones(4) * 2)
         self.probability_loss = nn.BCELoss()
         self.cosine_loss = nn.CosineEmbeddingLoss(margin=0.2) if cosine else None
@@ -45,7 +46,7 @@ class PartlyLowered(nn.Module):
             losses.append(self.cosine_loss(x, y, signs))
         if self.cross_entropy is not None:
             losses.append(self.cross_entropy(x, labels))
-        return self.cell(x), self.pad(x), torch.stack(losses)
+        return self.cell(x), self.pad(x), self.pool(x), torch.stack(losses)
 
 
 @pytest.mark.parametrize("backend", ["linalg-on-tensors", "tosa", "stablehlo"])

@@ -50,6 +50,8 @@ def _reduce(loss: Tensor, reduction: int) -> Tensor:
 #   pos_weight's shape ("'tensor.cast' op operand type 'tensor<3x4xf32>' and result type 'tensor<4xf32>'");
 # - cross_entropy_loss with label smoothing: "found an op that was marked as backend illegal";
 # - binary_cross_entropy, cosine_embedding_loss, and pad in "circular" mode: not decomposed at all;
+# - adaptive_avg_pool1d to a size that does not divide the input's: its decomposition asserts "only support cases
+#   where input and output size are equal for non-unit output size"; each window is averaged on its own;
 # gru_cell is not in the torch dialect (nn.GRUCell).
 _PARTLY_LOWERED = """
 def instance_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Optional[Tensor],
@@ -119,6 +121,15 @@ def pad(self: Tensor, pad: List[int], mode: str = "constant", value: Optional[fl
   if len(pad) >= 6:
     x = _circular(x, last - 2, pad[4], pad[5])
   return x
+def adaptive_avg_pool1d(self: Tensor, output_size: List[int]) -> Tensor:
+  length = self.size(-1)
+  size = output_size[0]
+  windows: List[Tensor] = []
+  for i in range(size):
+    start = (i * length) // size
+    end = ((i + 1) * length + size - 1) // size
+    windows.append(self.narrow(-1, start, end - start).mean([-1], True))
+  return torch.cat(windows, -1)
 def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None,
              b_hh: Optional[Tensor] = None) -> Tensor:
   input_reset, input_update, input_new = torch.linear(input, w_ih, b_ih).chunk(3, 1)
@@ -255,11 +266,14 @@ def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
   return input
 """
 
+_MOST_WINDOWS = 16  # adaptive pooling decomposed into at most this many windows (each one its own slice and mean)
+
 # operator -> the condition on its constant arguments under which the decomposition holds (by argument position)
 _ONLY_WHEN = {
     "instance_norm": lambda node: _is_constant(node, 1, None) or _is_constant(node, 2, None),
     "binary_cross_entropy_with_logits": lambda node: not _is_constant(node, 3, None),
     "cross_entropy_loss": lambda node: not _is_constant(node, 5, 0.0) and _is_constant(node, 2, None),
+    "adaptive_avg_pool1d": lambda node: _constant_ints(node, 1) in [[n] for n in range(2, _MOST_WINDOWS + 1)],
     "pad": lambda node: _is_constant(node, 2, "circular") and _is_constant_list(node, 1, 6),
     "diff": lambda node: _is_constant(node, 1, 0) or _is_constant(node, 1, 1),  # a loop over n would change shapes
     "feature_dropout": lambda node: _is_constant(node, 2, False),  # in training it draws a random mask
@@ -275,17 +289,18 @@ def _is_constant(node: Node, index: int, expected) -> bool:
 
 def _is_constant_list(node: Node, index: int, longest: int) -> bool:
     """Whether the argument is a list of at most `longest` non-negative constants (a constant or a literal)."""
+    numbers = _constant_ints(node, index)
+    return numbers is not None and len(numbers) <= longest and all(n >= 0 for n in numbers)
+
+
+def _constant_ints(node: Node, index: int) -> list | None:
+    """The argument's value if it is a constant list or a list literal of constants, else None."""
     value = node.inputs[index]
-    if value.node.kind is prim.ListConstruct:
-        elements = [v.node for v in value.node.inputs]
-        if not all(e.kind is prim.Constant for e in elements):
-            return False
-        numbers = [constant_value(e) for e in elements]
-    elif value.node.kind is prim.Constant:
-        numbers = constant_value(value.node)
-    else:
-        return False
-    return len(numbers) <= longest and all(n >= 0 for n in numbers)
+    if value.node.kind is prim.Constant:
+        return list(constant_value(value.node))
+    if value.node.kind is prim.ListConstruct and all(v.node.kind is prim.Constant for v in value.node.inputs):
+        return [constant_value(v.node) for v in value.node.inputs]
+    return None
 
 
 def decompose_unknown_operators(graph: Graph) -> bool:

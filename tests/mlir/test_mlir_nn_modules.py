@@ -28,11 +28,13 @@ def test_size_checks_of_norms_fold_for_linalg():
 
 
 class PartlyLowered(nn.Module):
-    """Modules calling operators torch-mlir lowers only for some arguments, or not at all (gru_cell)."""
+    """Modules calling operators torch-mlir lowers only for some arguments, or not at all (the RNN cells)."""
 
     def __init__(self, cross_entropy: bool, cosine: bool):
         super().__init__()
         self.cell = nn.GRUCell(4, 3)
+        self.lstm_cell = nn.LSTMCell(4, 3)
+        self.tanh_cell, self.relu_cell = nn.RNNCell(4, 3), nn.RNNCell(4, 3, nonlinearity="relu")
         self.pad = nn.CircularPad1d((2, 1))
         self.pool = nn.AdaptiveAvgPool1d(3)  # windows of a length that does not divide 4
         self.logits_loss = nn.BCEWithLogitsLoss(pos_weight=torch.ones(4) * 2)
@@ -46,7 +48,8 @@ class PartlyLowered(nn.Module):
             losses.append(self.cosine_loss(x, y, signs))
         if self.cross_entropy is not None:
             losses.append(self.cross_entropy(x, labels))
-        return self.cell(x), self.pad(x), self.pool(x), torch.stack(losses)
+        cells = (self.cell(x), self.lstm_cell(x), self.tanh_cell(x), self.relu_cell(x))
+        return cells, self.pad(x), self.pool(x), torch.stack(losses)
 
 
 @pytest.mark.parametrize("backend", ["linalg-on-tensors", "tosa", "stablehlo"])

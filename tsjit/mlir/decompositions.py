@@ -52,7 +52,7 @@ def _reduce(loss: Tensor, reduction: int) -> Tensor:
 # - binary_cross_entropy, cosine_embedding_loss, and pad in "circular" mode: not decomposed at all;
 # - adaptive_avg_pool1d to a size that does not divide the input's: its decomposition asserts "only support cases
 #   where input and output size are equal for non-unit output size"; each window is averaged on its own;
-# gru_cell is not in the torch dialect (nn.GRUCell).
+# gru_cell, lstm_cell and the RNN cells are not in the torch dialect (nn.GRUCell, nn.LSTMCell, nn.RNNCell).
 _PARTLY_LOWERED = """
 def instance_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Optional[Tensor],
                   running_var: Optional[Tensor], use_input_stats: bool, momentum: float, eps: float,
@@ -138,6 +138,18 @@ def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Option
   update = torch.sigmoid(input_update + hidden_update)
   new = torch.tanh(input_new + reset * hidden_new)
   return new + update * (hx - new)
+def lstm_cell(input: Tensor, hx: List[Tensor], w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None,
+              b_hh: Optional[Tensor] = None) -> Tuple[Tensor, Tensor]:
+  gates = torch.linear(input, w_ih, b_ih) + torch.linear(hx[0], w_hh, b_hh)
+  input_gate, forget_gate, cell_gate, output_gate = gates.chunk(4, 1)
+  cell = torch.sigmoid(forget_gate) * hx[1] + torch.sigmoid(input_gate) * torch.tanh(cell_gate)
+  return torch.sigmoid(output_gate) * torch.tanh(cell), cell
+def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None,
+                  b_hh: Optional[Tensor] = None) -> Tensor:
+  return torch.tanh(torch.linear(input, w_ih, b_ih) + torch.linear(hx, w_hh, b_hh))
+def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None,
+                  b_hh: Optional[Tensor] = None) -> Tensor:
+  return torch.relu(torch.linear(input, w_ih, b_ih) + torch.linear(hx, w_hh, b_hh))
 """
 
 DECOMPOSITIONS = _REDUCE + _PARTLY_LOWERED + """

@@ -226,11 +226,11 @@ def _constant_ints(value: Value) -> list[int] | None:
 
 
 _RULES = {
-    prim.If: _if_outputs, aten._size_if_not_equal: _size_if_not_equal, aten.__is__: _is_none_comparison, aten.__isnot__: _is_none_comparison,
+    prim.If: _if_outputs, aten.__is__: _is_none_comparison, aten.__isnot__: _is_none_comparison,
     prim.unchecked_unwrap_optional: _unwrap, aten._unwrap_optional: _unwrap, prim.unchecked_cast: _unchecked_cast,
     aten.Int: _int_of_int, aten.ceil: _int_of_int, aten.eq: _equal_to_itself, aten.ne: _equal_to_itself,
     aten.mul: _mul_or_div, aten.floordiv: _mul_or_div, aten.add: _add_or_sub,
-    aten.sub: _add_or_sub,
+    aten.sub: _add_or_sub, aten._size_if_not_equal: _size_if_not_equal,
 }
 
 

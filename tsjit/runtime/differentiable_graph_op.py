@@ -159,12 +159,15 @@ class _DifferentiableFunction(torch.autograd.Function):
         captured += [outputs[i] for i in gradient.df_input_captured_outputs]
         ctx.saved_positions = [k for k, v in enumerate(captured) if isinstance(v, torch.Tensor)]
         saved = [captured[k] for k in ctx.saved_positions]
-        ctx.input_positions = [k for k, v in enumerate(inputs) if isinstance(v, torch.Tensor)] \
-            if op.temporaries else []
+        real = outputs[:gradient.f_real_outputs]
+        # f's inputs, for _Temporaries: held as they are (autograd saving each costs every step), unless f returns
+        # one of them, which would make a reference cycle through this node: then saved
+        ctx.inputs, ctx.input_positions = (inputs if op.temporaries else ()), []
+        if op.temporaries and any(v is u for v in real for u in inputs):
+            ctx.input_positions = [k for k, v in enumerate(inputs) if isinstance(v, torch.Tensor)]
+            ctx.inputs = [None if isinstance(v, torch.Tensor) else v for v in inputs]
         ctx.save_for_backward(*saved, *[inputs[k] for k in ctx.input_positions])
         ctx.captured = [None if isinstance(v, torch.Tensor) else v for v in captured]
-        ctx.inputs = [None if isinstance(v, torch.Tensor) else v for v in inputs] if op.temporaries else []
-        real = outputs[:gradient.f_real_outputs]
         no_gradient = [v for k, v in enumerate(real) if isinstance(v, torch.Tensor) and k not in op.vjp_outputs]
         ctx.mark_non_differentiable(*no_gradient)
         return tuple(real)

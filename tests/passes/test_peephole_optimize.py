@@ -172,3 +172,24 @@ graph(%a : int):
   %1 : int = prim::Constant[value=1]()
   %d : float = aten::div(%a, %1)
   return (%d)""", changed=False, present=["aten::div"])
+
+
+def test_broadcast_gradient_sizes_of_known_shapes_fold() -> None:
+    """`_size_if_not_equal(a.size(), b.size())` (the gradient formulas' broadcast sizes): None where the known
+    sizes are equal, the first list where they differ; unknown sizes stay."""
+    graph = parse_ir("""
+        graph(%a : Float(1, 64, strides=[64, 1], requires_grad=0, device=cpu),
+              %b : Float(64, strides=[1], requires_grad=0, device=cpu), %u : Float(*, *, device=cpu)):
+          %sa : int[] = aten::size(%a)
+          %sb : int[] = aten::size(%b)
+          %su : int[] = aten::size(%u)
+          %equal : int[]? = aten::_size_if_not_equal(%sa, %sa)
+          %differ : int[]? = aten::_size_if_not_equal(%sb, %sa)
+          %unknown : int[]? = aten::_size_if_not_equal(%su, %sa)
+          return (%equal, %differ, %unknown)""")
+    assert peephole_optimize(graph, shape_peepholes=True)
+    equal, differ, unknown = graph.outputs
+    assert str(equal.node.kind) == "prim::Constant" and str(equal.type) == "NoneType"
+    assert str(differ.node.kind) == "prim::ListConstruct" and len(differ.node.inputs) == 1
+    assert str(unknown.node.kind) == "aten::_size_if_not_equal"
+    assert not peephole_optimize(graph, shape_peepholes=True)

@@ -186,3 +186,14 @@ graph(%x : Float(2, 3), %y : Float(3)):
   %a : Tensor = aten::add(%x, %y, %1)
   %s : Tensor = aten::sum(%a, %dims, %true, %none)
   return (%s)""", present=["Float(2, 3) = aten::add", "Float(2, 1) = aten::sum"])
+
+
+def test_constant_chunk_pieces_get_their_sizes_when_the_input_has_them() -> None:
+    graph = parse_ir("""
+        graph(%x : Float(2, 10, strides=[10, 1], requires_grad=0, device=cpu), %y : Float(2, *, device=cpu)):
+          %a : Tensor, %b : Tensor, %c : Tensor = prim::ConstantChunk[chunks=3, dim=1](%x)
+          %d : Tensor, %e : Tensor = prim::ConstantChunk[chunks=2, dim=1](%y)
+          return (%a, %b, %c, %d, %e)""")
+    assert propagate_shapes(graph)
+    assert [v.type.sizes for v in graph.outputs] == [(2, 4), (2, 4), (2, 2), (2, None), (2, None)]
+    torch.testing.assert_close(torch.ones(2, 10).chunk(3, 1)[2], torch.ones(2, 2))  # eager's last, smaller piece

@@ -364,3 +364,18 @@ def test_check_ad_nodes_in_differentiable_graphs(program: Program) -> None:
     assert not missing, f"not in a DifferentiableGraph: {missing}\n{graph}"
     unfused = [k for k in program.fusible if k not in fused]
     assert not unfused, f"not in a FusionGroup of a DifferentiableGraph: {unfused}\n{graph}"
+
+
+def test_profiled_sizes_fold_the_broadcast_sizes_and_other_sizes_take_the_general_split() -> None:
+    """The profiling executor splits for the profiled sizes: f computes no sizes for df (the broadcast sizes are
+    df's constants) and returns no temporary df does not read; inputs of other sizes (here: no broadcast any
+    more, which the folded sizes would get wrong) run the subgraph split for any sizes, with eager's gradients."""
+    scripted = tsjit.script(add_broadcast_alpha)
+    (node,) = differentiable_graphs(scripted.graph_for(_double(3, 4), _double(1, 4)))
+    gradient = unpack_gradient(node)
+    assert not {"aten::size", "aten::_size_if_not_equal"} & {str(n.kind) for n in gradient.f.all_nodes()}
+    assert set(range(gradient.f_real_outputs, len(gradient.f.outputs))) <= set(gradient.df_input_captured_outputs)
+    assert node.has_attribute("Fallback")
+    for inputs in ((_double(3, 4), _double(1, 4)), (_double(3, 4), _double(3, 4)), (_double(3, 4), _double(1, 4))):
+        expected = torch.autograd.grad(add_broadcast_alpha(*inputs).sum(), inputs)
+        torch.testing.assert_close(torch.autograd.grad(scripted(*inputs).sum(), inputs), expected)

@@ -8,6 +8,7 @@ The shape-independent rules of TorchScript's PeepholeOptimize (peephole_non_tens
     %c : bool = prim::If(%p)  -> (True) / -> (False)                       ->  uses of %c read %p
     %z : int = aten::add(%a, %zero)           (int arithmetic with 0 or 1) ->  uses of %z read %a
     %e : bool = aten::eq(%a, %a)              (ints, floats, bools, None)  ->  True
+    %s : int[]? = aten::_size_if_not_equal(%a, %b)   (constant sizes)         ->  None, or %a
 
 With `shape_peepholes=True` (the graph executor, after shape propagation refined the tensor types of a plan;
 seed: "Derivative Preserving Optimization") the rules that read refined types apply too. Every one keeps
@@ -201,12 +202,35 @@ def _replace_by_constant(output: Value, value: Any) -> bool:
     return True
 
 
+def _size_if_not_equal(node: Node) -> bool:
+    """`aten::_size_if_not_equal(a, b)` (a broadcast gradient's size, in the gradient formulas) with both sizes
+    constant: None when they are equal, else `a` as a constant."""
+    sizes = [_constant_ints(v) for v in node.inputs]
+    if None in sizes:
+        return False
+    if sizes[0] == sizes[1]:
+        return _replace_by_constant(node.output(), None)
+    return _replace(node.output(), node.inputs[0])
+
+
+def _constant_ints(value: Value) -> list[int] | None:
+    """The ints of an int-list constant, or of a list of int constants nobody writes to (known sizes)."""
+    node = value.node
+    if node.kind is prim.Constant:
+        constant = constant_value(node)
+        return constant if isinstance(constant, list) and all(map(_is_int, constant)) else None
+    if node.kind is not prim.ListConstruct or not list_is_never_written(value):
+        return None
+    elements = [_constant(v) for v in node.inputs]
+    return elements if all(map(_is_int, elements)) else None  # type: ignore[return-value]
+
+
 _RULES = {
     prim.If: _if_outputs, aten.__is__: _is_none_comparison, aten.__isnot__: _is_none_comparison,
     prim.unchecked_unwrap_optional: _unwrap, aten._unwrap_optional: _unwrap, prim.unchecked_cast: _unchecked_cast,
     aten.Int: _int_of_int, aten.ceil: _int_of_int, aten.eq: _equal_to_itself, aten.ne: _equal_to_itself,
     aten.mul: _mul_or_div, aten.floordiv: _mul_or_div, aten.add: _add_or_sub,
-    aten.sub: _add_or_sub,
+    aten.sub: _add_or_sub, aten._size_if_not_equal: _size_if_not_equal,
 }
 
 

@@ -590,15 +590,19 @@ def _visit_getitem(self: _Propagator, node: Node) -> None:
 
 
 def _visit_constant_chunk(self: _Propagator, node: Node) -> None:
-    """prim::ConstantChunk: pieces of the input's dtype, device and rank (the chunked dimension's size unknown)."""
+    """prim::ConstantChunk: pieces of the input's dtype, device and rank; along the chunked dimension, the sizes
+    `chunk` gives when the input's is known (else unknown)."""
     source = node.input().type
-    piece = None
+    pieces: list[T.TensorType | None] = [None] * len(node.outputs)
     rank = source.rank if isinstance(source, T.TensorType) else None
     if isinstance(source, T.TensorType) and source.sizes is not None and rank and -rank <= node.i("dim") < rank:
-        sizes = list(source.sizes)
-        sizes[node.i("dim")] = None
-        piece = source.with_sizes(sizes).with_requires_grad(None)
-    self.set(node.outputs, [_refine_declared(v.type, piece) for v in node.outputs])
+        dim, size = node.i("dim"), source.sizes[node.i("dim")]
+        each = -(-size // node.i("chunks")) if size else None
+        for k in range(len(node.outputs)):
+            sizes = list(source.sizes)
+            sizes[dim] = None if each is None else max(min(each, size - k * each), 0)
+            pieces[k] = source.with_sizes(sizes).with_requires_grad(None)
+    self.set(node.outputs, [_refine_declared(v.type, piece) for v, piece in zip(node.outputs, pieces)])
 
 
 def _visit_cast(self: _Propagator, node: Node) -> None:

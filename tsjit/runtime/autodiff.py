@@ -28,8 +28,10 @@ from dataclasses import dataclass, field
 
 from tsjit.errors import TsjitError
 from tsjit.ir import types as T
+from tsjit.ir.constants import constant_of
 from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.symbols import aten, prim
+from tsjit.passes.dead_code_elimination import eliminate_dead_code
 from tsjit.passes.inliner import insert_graph
 from tsjit.runtime.symbolic_script import gradient_formula
 
@@ -64,9 +66,19 @@ class _Step:
 _INDEX_LISTS = ("df_input_vjps", "df_input_captured_inputs", "df_input_captured_outputs", "df_output_vjps")
 
 
+FALLBACK = "Fallback"
+
+
 def pack_gradient(node: Node, gradient: Gradient) -> None:
     """Store the gradient on its prim::DifferentiableGraph node (TorchScript's packGradient): `Subgraph` is f,
-    `ReverseSubgraph` is df, the index lists are int-list attributes."""
+    `ReverseSubgraph` is df, the index lists are int-list attributes. When the subgraph's inputs have known
+    sizes (the profiling executor's), f and df may hold what follows from them (the broadcast gradients' sizes
+    folded): the subgraph itself is kept as `Fallback`, for inputs of other sizes (runtime/
+    differentiable_graph_op.py guards on them)."""
+    subgraph = node.g("Subgraph")
+    if any(isinstance(v.type, T.TensorType) and v.type.sizes is not None and any(s is not None for s in v.type.sizes)
+           for v in subgraph.inputs):
+        node.g_(FALLBACK, subgraph)
     node.g_("Subgraph", gradient.f).g_("ReverseSubgraph", gradient.df).i_("f_real_outputs", gradient.f_real_outputs)
     for name in _INDEX_LISTS:
         node.is__(name, getattr(gradient, name))
@@ -152,8 +164,25 @@ class _Reverse:
             if value in self.requires_grad:
                 self.df.register_output(self.grads.get(value) or self.zero())
                 self.gradient.df_output_vjps.append(index)
+        self.drop_unread_captures()
         self.sizes_last()
         return self.gradient
+
+    def drop_unread_captures(self) -> None:
+        """df's dead code removed, and the captured values it no longer reads dropped from its inputs: a formula
+        captures what all of its gradients read (mm: both operands), but df computes only the gradients of inputs
+        that may require grad."""
+        eliminate_dead_code(self.df)
+        gradient, df = self.gradient, self.df
+        first = len(gradient.df_input_vjps)
+        for name, start in (("df_input_captured_outputs", first + len(gradient.df_input_captured_inputs)),
+                            ("df_input_captured_inputs", first)):
+            indices: list[int] = getattr(gradient, name)
+            for k in reversed(range(len(indices))):
+                if not df.inputs[start + k].uses:
+                    df.erase_input(start + k)
+                    del indices[k]
+        _drop_unread_temporaries(gradient)
 
     def sizes_last(self) -> None:
         """Sizes only df reads (`aten::size`, `aten::_size_if_not_equal` of them) are computed at the end of f:
@@ -291,6 +320,55 @@ class _Reverse:
 
     def zero(self) -> Value:
         return self.df.insert(prim.AutogradZero, [])
+
+
+def fold_constant_captures(gradient: Gradient) -> None:
+    """After f's optimization: the captured values f computes as constants (the broadcast gradients' sizes and
+    the chunks' sizes, once the profiled shapes decided them) copied into df, and dropped from f's outputs and
+    df's inputs."""
+    f, df = gradient.f, gradient.df
+    start = len(gradient.df_input_vjps) + len(gradient.df_input_captured_inputs)
+    for k in reversed(range(len(gradient.df_input_captured_outputs))):
+        value = f.outputs[gradient.df_input_captured_outputs[k]]
+        sizes = _returned_sizes(value)
+        if value.node.kind is not prim.Constant and sizes is None:
+            continue
+        with df.insert_point_guard(next(df.nodes(), df.return_node)):
+            constant = df.insert_node(df.create_clone(value.node, lambda v: v)).output() \
+                if value.node.kind is prim.Constant else df.insert_constant(sizes, value.type)
+        df.inputs[start + k].replace_all_uses_with(constant)
+        df.erase_input(start + k)
+        del gradient.df_input_captured_outputs[k]
+    _drop_unread_temporaries(gradient)
+    eliminate_dead_code(f)
+
+
+def _returned_sizes(value: Value) -> list[int] | None:
+    """The ints of a list of int constants that f only returns (for df, which reads it), or None."""
+    node = value.node
+    if node.kind is not prim.ListConstruct or any(use.user is not node.owning_graph.return_node for use in value.uses):
+        return None
+    elements = [constant_of(v) for v in node.inputs]
+    return elements if all(type(e) is int for e in elements) else None  # type: ignore[return-value]
+
+
+def _drop_unread_temporaries(gradient: Gradient) -> None:
+    """f's temporaries that df does not read dropped from f's outputs, with their vjps: only df's reading a
+    temporary gives it a gradient, and each value f returns costs the DifferentiableGraphOp in every step."""
+    read = set(gradient.df_input_captured_outputs)
+    for index in reversed(range(gradient.f_real_outputs, len(gradient.f.outputs))):
+        if index in read:
+            continue
+        if index in gradient.df_input_vjps:
+            k = gradient.df_input_vjps.index(index)
+            df = gradient.df
+            with df.insert_point_guard(next(df.nodes(), df.return_node)):
+                df.inputs[k].replace_all_uses_with(df.insert(prim.AutogradZero, []))
+            df.erase_input(k)
+            del gradient.df_input_vjps[k]
+        gradient.f.erase_output(index)
+        for name in ("df_input_vjps", "df_input_captured_outputs"):
+            setattr(gradient, name, [i - (i > index) for i in getattr(gradient, name)])
 
 
 def _is_tensor(value: Value) -> bool:

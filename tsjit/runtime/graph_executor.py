@@ -51,7 +51,7 @@ from tsjit.passes.peephole import peephole_optimize
 from tsjit.passes.shape_analysis import may_change_tensor_metadata, propagate_shapes
 from tsjit.passes.specialize_autograd_zero import specialize_autograd_zero
 from tsjit.runtime import executor_options
-from tsjit.runtime.autodiff import differentiate, pack_gradient
+from tsjit.runtime.autodiff import differentiate, fold_constant_captures, pack_gradient
 from tsjit.runtime.futures import Future, submit
 from tsjit.runtime.generated_plan import generate_plan
 from tsjit.runtime.interpreter import Code, InterpreterState
@@ -256,6 +256,7 @@ def run_derivative_splitting(graph: Graph) -> bool:
         for stage in (run_inference_passes, run_derivative_preserving_optimizations,
                       run_post_derivative_optimizations):
             stage(gradient.f)
+        fold_constant_captures(gradient)  # sizes that known input sizes decided: df's constants, not f's outputs
         if _AUTODIFF_SUBGRAPH_INLINING[0] and not any(n.kind is prim.FusionGroup for n in gradient.f.nodes()):
             inline_autodiff_subgraph(node)
         else:

@@ -8,13 +8,13 @@ entry), which is what the optimizations before fusion rely on; a plan then goes 
    before `run_derivative_splitting` (they only use what the spec guarantees: required and inference passes,
    dead code, CSE, constant propagation, peephole, unrolling), then prim::profile nodes (profiling_record.py).
    The first `num_profiled_runs` calls run that graph (autograd records its operators one by one).
-2. Optimized. A copy of the profiled graph gets derivative splitting (on its static types, as the profiling phase
-   would have: see _split_with_static_types), the recorded types (sizes, strides, requires_grad, and dtype and
-   rank where static types did not know them), the pipeline's stages from `run_post_derivative_optimizations`
-   on (fusion), then a prim::TypeCheck on the tensor inputs of each fusion group, the group behind a prim::If on
-   the check and a prim::FallbackGraph in the other branch (passes/insert_type_guards.py), guard elimination
-   (passes/guard_elimination.py), and the static types back outside the guards. TorchScript splits at this point
-   too (runProfilingOptimizations), so a first call never pays for autodiff.
+2. Optimized. A copy of the profiled graph gets the recorded types (sizes, strides, requires_grad, and dtype and
+   rank where static types did not know them), the pipeline's stages from `run_derivative_splitting` on
+   (DifferentiableGraphs split for the profiled sizes, as TorchScript's runProfilingOptimizations, each guarded
+   by them: runtime/differentiable_graph_op.py; fusion), then a prim::TypeCheck on the tensor inputs of each
+   fusion group, the group behind a prim::If on the check and a prim::FallbackGraph in the other branch
+   (passes/insert_type_guards.py), guard elimination (passes/guard_elimination.py), and the static types back
+   outside the guards. Splitting here, not before profiling, also spares a first call the cost of autodiff.
 
 A failed guard runs the fallback graph for that call: TorchScript's fallback-function route, not prim::BailOut. The
 fallback is the group's nodes before fusion, run by a profiling executor of its own with one specialization
@@ -37,8 +37,7 @@ from typing import Any
 
 from tsjit import log
 from tsjit.errors import TsjitError
-from tsjit.ir.graph import Graph, Value
-from tsjit.ir.types import Type
+from tsjit.ir.graph import Graph
 from tsjit.passes.guard_elimination import guard_elimination
 from tsjit.passes.insert_type_guards import insert_type_guards
 from tsjit.passes.pass_runner import run_pass
@@ -194,7 +193,7 @@ class ProfilingGraphExecutor(GraphExecutor):
             stage(graph)
         _lint(graph)
         if self.remaining_depth == 0:
-            graph_executor.run_derivative_splitting(graph)
+            graph_executor.run_derivative_splitting(graph)  # for the static types: no sizes to fold, no guard
             _lint(graph)
             plan = ProfilingPlan(graph, None)
             plan.optimize(graph)
@@ -206,10 +205,8 @@ class ProfilingGraphExecutor(GraphExecutor):
         graph = profiled.copy()
         static = remove_profile_nodes_and_specialize_types(graph)
         for stage in _profiling_sensitive_stages():
-            if stage is graph_executor.run_derivative_splitting:
-                static = _split_with_static_types(graph, static)
-            else:
-                stage(graph)
+            stage(graph)
+        static = {value: type_ for value, type_ in static.items() if value.node.owning_block is not None}
         behavior = fusion_behavior(self.remaining_depth, self.fusion_strategy)
         run_pass(insert_type_guards, graph, dynamic=behavior == "DYNAMIC", remaining_depth=self.remaining_depth - 1)
         run_pass(guard_elimination, graph)
@@ -228,25 +225,11 @@ def _profiling_insensitive_stages() -> tuple:
 
 
 def _profiling_sensitive_stages() -> tuple:
+    """Derivative splitting and post-derivative optimization, as TorchScript's runProfilingOptimizations: the
+    DifferentiableGraphs' f and df are split for the profiled sizes (the broadcast gradients' sizes folded,
+    the split guarded by the sizes: runtime/differentiable_graph_op.py), f fused."""
     pipeline = graph_executor.OPTIMIZATION_PIPELINE
     return pipeline[pipeline.index(graph_executor.run_derivative_splitting):]
-
-
-def _split_with_static_types(graph: Graph, static: dict[Value, Type]) -> dict[Value, Type]:
-    """Derivative splitting on the graph with its static types (the profiled ones are assumptions, and nothing
-    guards a DifferentiableGraph: its forward graph is optimized for what the ArgumentSpec guarantees), then the
-    profiled types back on the values still in the graph; returns their static types, for `restore_types`.
-
-    Splitting runs here, after profiling, as in TorchScript's runProfilingOptimizations: the first call, which
-    only profiles, then neither groups, differentiates nor optimizes forward graphs (for a TransformerEncoderLayer
-    with parameters requiring grad, an eighth of its first call)."""
-    profiled = {value: value.type for value in static}
-    restore_types(static)
-    graph_executor.run_derivative_splitting(graph)
-    kept = {value: type_ for value, type_ in static.items() if value.node.owning_block is not None}
-    for value in kept:
-        value.set_type(profiled[value])
-    return kept
 
 
 def _lint(graph: Graph) -> None:

@@ -165,7 +165,7 @@ def linear(input, weight, bias: Optional[Tensor]):
 """,
     # ---- elementwise ----------------------------------------------------------------------------------------
     "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor":
-        _binary(_BINARY, "add", "grad_output", "grad_output * alpha", alpha=True),
+        _binary(_BINARY, "add", "grad_output", "grad_output if alpha == 1 else grad_output * alpha", alpha=True),
     "aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor":
         _binary(_BINARY, "sub", "grad_output", "grad_output * -alpha", alpha=True),
     "aten::mul.Tensor(Tensor self, Tensor other) -> Tensor":

@@ -10,6 +10,7 @@ from pass_case import check_pass
 from tsjit.ir.alias_analysis import AliasDb
 from tsjit.ir.graph import Graph
 from tsjit.ir.parser import parse_ir
+from tsjit.passes import dead_code_elimination
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
 from tsjit.passes.pass_runner import run_pass
 
@@ -242,3 +243,41 @@ def test_nested_writes_are_looked_up_once_per_node(monkeypatch):
     graph.lint()
     assert str(graph).count("aten::append") == depth  # the list is returned: every append stays
     assert len(looked_up) == len(set(looked_up))
+
+
+def _with_alias_db_only(graph: Graph) -> bool:
+    """eliminate_dead_code's marking with an AliasDb from the start, as it was before the first marking without."""
+    eliminator = dead_code_elimination._DeadCodeEliminator(graph, False, AliasDb(graph))
+    eliminator.mark_block(graph.block)
+    eliminator.sweep(graph.block)
+    return eliminator.changed
+
+
+@pytest.mark.parametrize("text", [case[0] for case in CASES.values()] + list(DEAD_CODE.values()))
+def test_marking_without_an_alias_db_first_gives_the_same_graph(text):
+    quick, full = parse_ir(text), parse_ir(text)
+    assert eliminate_dead_code(quick) == _with_alias_db_only(full)
+    assert str(quick) == str(full)
+
+
+def test_an_alias_db_is_built_only_for_writes_nothing_else_decides(monkeypatch):
+    """`aten::append` to a list read later is live whatever AliasDb says: no AliasDb is built. A list appended to
+    and never read again needs one to find the append dead."""
+    built = []
+    real = AliasDb.__init__
+    monkeypatch.setattr(AliasDb, "__init__", lambda db, *args, **kwargs: built.append(1) or real(db, *args, **kwargs))
+    read_later = parse_ir("""graph(%x : Tensor):
+  %l : Tensor[] = prim::ListConstruct()
+  %a : Tensor[] = aten::append(%l, %x)
+  %dead : Tensor = aten::neg(%x)
+  %0 : int = prim::Constant[value=0]()
+  %y : Tensor = aten::cat(%l, %0)
+  return (%y)""")
+    assert eliminate_dead_code(read_later) and not built
+    assert "aten::append" in str(read_later) and "aten::neg" not in str(read_later)
+    never_read = parse_ir("""graph(%x : Tensor):
+  %l : Tensor[] = prim::ListConstruct()
+  %a : Tensor[] = aten::append(%l, %x)
+  return (%x)""")
+    assert eliminate_dead_code(never_read) and len(built) == 1
+    assert [str(n.kind) for n in never_read.nodes()] == []

@@ -138,7 +138,7 @@ def has_side_effects(node: Node) -> bool:
         return True
     if node.kind.ns == "prim" or node.kind in _SPECIAL_KINDS:
         return False
-    return _is_conservative(node)
+    return is_conservative(node)
 
 
 def may_write(node: Node) -> bool:
@@ -150,9 +150,23 @@ def may_write(node: Node) -> bool:
         return True
     if node.kind in _SPECIAL_KINDS:
         return False
-    if _is_conservative(node):
+    if is_conservative(node):
         return True
     return any(_is_written(argument.alias_info) for argument in node.schema.arguments)
+
+
+def written_inputs(node: Node) -> list[Value]:
+    """The inputs `node` itself may write, as AliasDb records them: a written (`!`) argument of its schema (or what
+    it contains), the object of prim::SetAttr, every mutable input of a node without a schema or of a
+    conservative operator. (aten::wait writes what its forked graph writes: not its inputs.)"""
+    if node.kind is prim.SetAttr:
+        return [node.inputs[0]]
+    if node.kind in _SPECIAL_KINDS:
+        return []
+    if is_conservative(node):
+        return [value for value in node.inputs if is_mutable_type(value.type)]
+    arguments = node.schema.arguments
+    return [value for value, argument in zip(node.inputs, arguments) if _is_written(argument.alias_info)]
 
 
 def graph_may_write(graph: Graph) -> bool:
@@ -164,7 +178,7 @@ def _is_written(info: AliasInfo | None) -> bool:
     return info is not None and (info.is_write or any(contained.is_write for contained in info.contained_types))
 
 
-def _is_conservative(node: Node) -> bool:
+def is_conservative(node: Node) -> bool:
     """A node whose effects tsjit cannot know: no matching schema, or an operator registered `conservative`."""
     schema = node.maybe_schema()
     return schema is None or operator_hook.is_conservative(schema)
@@ -324,7 +338,7 @@ class AliasDb:
             for value in block.inputs:
                 self._set_wildcard(value)
             self._analyze_block(block)
-        if _is_conservative(node):
+        if is_conservative(node):
             self._analyze_conservative(node)
         else:
             self._analyze_from_schema(node, node.schema)

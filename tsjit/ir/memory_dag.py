@@ -70,11 +70,15 @@ class MemoryDAG:
 
     def memory_locations(self, element: Element) -> int:
         """The leaves `element` reaches through points-to edges, as a bit set."""
+        if not element.points_to:  # a leaf (most values: fresh tensors) is its own location, no search needed
+            return element.bit
         cached = self._locations.get(element)
         return cached if cached is not None else self._leaves(element, follow_contained=False)
 
     def reachable_locations(self, element: Element) -> int:
         """The leaves reachable through points-to and contained edges: all memory `element` can get at."""
+        if not element.points_to and not element.contained:
+            return element.bit
         cached = self._reachable.get(element)
         return cached if cached is not None else self._leaves(element, follow_contained=True)
 

@@ -18,8 +18,12 @@ compiled program keeps.
 
 What may share memory, and what a node writes, comes from AliasDb (tsjit.ir.alias_analysis): "observable"
 is memory of the wildcard sets (the caller's, or stored where tsjit cannot follow it) and memory a live value
-can reach, containers included. A graph in which no node may write (`graph_may_write`) needs no AliasDb: then
-liveness is outputs, uses and side effects alone (the pipelines run this pass dozens of times per function).
+can reach, containers included. The pipelines run this pass dozens of times per function, and building the
+AliasDb is most of its cost, so a first marking goes without one: a node that may write (`may_write`) is live
+when a value it writes is itself live (`%l` above `aten::append(%l, %x)` that a later node reads) or, for
+operators tsjit cannot see into, when it has a mutable input at all; AliasDb would mark such writes live too.
+When that marks every such node, nothing AliasDb adds could mark more, and the result is the one with AliasDb;
+otherwise (a write to a list nobody reads again) the marking starts over with an AliasDb.
 """
 
 from __future__ import annotations
@@ -27,7 +31,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tsjit import log
-from tsjit.ir.alias_analysis import SIDE_EFFECT_KINDS, AliasDb, graph_may_write, has_side_effects
+from tsjit.ir.alias_analysis import (
+    SIDE_EFFECT_KINDS,
+    AliasDb,
+    has_side_effects,
+    is_conservative,
+    may_write,
+    written_inputs,
+)
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import aten, prim
 
@@ -36,14 +47,21 @@ ASSERTION_KINDS = frozenset({aten._assert_scalar, aten._assert_async})
 
 def eliminate_dead_code(graph: Graph, keep_assertions: bool = False) -> bool:
     """Remove dead nodes and dead control-flow outputs; returns whether anything changed."""
-    return _DeadCodeEliminator(graph, keep_assertions).run()
+    eliminator = _DeadCodeEliminator(graph, keep_assertions, None)
+    eliminator.mark_block(graph.block)
+    if eliminator.unmarked_writers():
+        eliminator = _DeadCodeEliminator(graph, keep_assertions, AliasDb(graph))
+        eliminator.mark_block(graph.block)
+    eliminator.sweep(graph.block)
+    return eliminator.changed
 
 
 class _DeadCodeEliminator:
-    def __init__(self, graph: Graph, keep_assertions: bool):
+    def __init__(self, graph: Graph, keep_assertions: bool, aliases: AliasDb | None):
         self.graph = graph
         self.keep_assertions = keep_assertions
-        self.aliases = AliasDb(graph) if graph_may_write(graph) else None
+        self.aliases = aliases
+        self.may_write: dict[Node, bool] = {}  # without an AliasDb: whether each node may write
         self.live_values: set[Value] = set()
         self.live_memory = 0
         self.marked: set[Node] = set()
@@ -52,10 +70,15 @@ class _DeadCodeEliminator:
         self.wildcard_memory = self.aliases.wildcard_memory() if self.aliases is not None else 0
         self.changed = False
 
-    def run(self) -> bool:
-        self.mark_block(self.graph.block)
-        self.sweep(self.graph.block)
-        return self.changed
+    def unmarked_writers(self) -> bool:
+        """Whether a node that may write was left unmarked (only AliasDb can tell whether it is dead)."""
+        return any(node not in self.marked and self.writer(node) for node in self.graph.all_nodes())
+
+    def writer(self, node: Node) -> bool:
+        found = self.may_write.get(node)
+        if found is None:
+            found = self.may_write[node] = may_write(node)
+        return found
 
     # ---- mark --------------------------------------------------------------------------------------------------
     # One walk from the end of each block to its start: a value's uses, and the reads a write must precede, come
@@ -120,11 +143,21 @@ class _DeadCodeEliminator:
                 has_side_effects(node)
                 or (self.keep_assertions and node.kind in ASSERTION_KINDS)
                 or any(self.has_side_effects(n) for b in node.blocks for n in b.nodes())
-                or (self.aliases is not None and bool(self.node_writes(node) & self.wildcard_memory)))
+                or self.writes_to_wildcard(node))
         return self.side_effects[node]
 
+    def writes_to_wildcard(self, node: Node) -> bool:
+        if self.aliases is not None:
+            return bool(self.node_writes(node) & self.wildcard_memory)
+        # without an AliasDb, the writes it would surely find: to the caller's memory (a graph input), or (an
+        # operator it cannot see into stores every mutable input away and writes it) to a mutable input at all
+        return self.writer(node) and any(value.node is self.graph.param_node or is_conservative(node)
+                                         for value in written_inputs(node))
+
     def writes_to_live(self, node: Node) -> bool:
-        return self.aliases is not None and bool(self.node_writes(node) & self.live_memory)
+        if self.aliases is None:  # without an AliasDb: a write AliasDb would surely find, to a live value
+            return self.writer(node) and any(value in self.live_values for value in written_inputs(node))
+        return bool(self.node_writes(node) & self.live_memory)
 
     def node_writes(self, node: Node) -> int:
         found = self.writes.get(node)

@@ -46,7 +46,8 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   (`out.append(y)` in a loop over a tensor's chunks): its pipeline either drops the writes (`aten::cat` sees the
   empty list) or leaves a module that crashes the MLIR printer (a segmentation fault, seen with
   `torch.cat(out), len(out)`). Such programs are refused with an error naming the node, before torch-mlir runs;
-  loops decided at compile time are unrolled first (for every backend), which removes many of them.
+  loops decided at compile time (once refined sizes fix their trip counts) are unrolled first (for every backend),
+  which removes many of them.
 - `fold_tensor_properties`: `prim::type` (`x.device.type`, which nn.MultiheadAttention's fast-path checks read),
   `prim::is_cuda` and `prim::is_nested` have no op. A compiled program runs on one device, so
   `prim::device(%t)` becomes the examples' device (cpu without example tensors), `prim::type` of a constant
@@ -208,7 +209,6 @@ def _rewrite(graph: Graph, options: Options, device: torch.device) -> None:
     run_pass(eliminate_static_control_flow, graph, unroll_loops=options.unroll or _mutates_outer_list(graph))
     run_pass(remove_mutation, graph)
     run_pass(loops_to_for_or_while, graph)
-    run_pass(reject_list_mutation_in_control_flow, graph)
 
 
 def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstract], options: Options) -> None:
@@ -222,7 +222,7 @@ def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstra
     if not any(may_change_tensor_metadata(graph, callees_known=True) for graph in graphs) and \
             any([run_pass(fold_static_types, graph) for graph in graphs]):
         for graph in graphs:
-            run_pass(eliminate_static_control_flow, graph, unroll_loops=options.unroll)
+            run_pass(eliminate_static_control_flow, graph, unroll_loops=options.unroll or _mutates_outer_list(graph))
             run_pass(eliminate_dead_code, graph, keep_assertions=True)
         shapes.refine_types(entry, arguments)
     if any([run_pass(select_ifs_to_where, graph) for graph in graphs]):
@@ -231,6 +231,7 @@ def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstra
         shapes.refine_types(entry, arguments)
     for graph in graphs:
         run_pass(replace_uninitialized, graph)
+        run_pass(reject_list_mutation_in_control_flow, graph)
 
 
 def _copy_object_graph(root: ModuleValue) -> ModuleValue:

@@ -1,9 +1,9 @@
 """Operators the torch dialect does not define, decomposed into ones it does (an MLIR preparation step).
 
-(`aten::xlogy.Tensor` is defined but no backend lowers it; it is decomposed too. So are the operators of
-`_PARTLY_LOWERED`, which torch-mlir defines but lowers only for some arguments, with the arguments they are
-decomposed for in `_ONLY_WHEN`: torch.nn's modules call them with the others, which the FX route's decompositions
-handle.)
+(Some are defined but no backend lowers them: `aten::xlogy.Tensor`, the `*_copy` views such as `expand_copy`,
+`unbind_copy`; they are decomposed too. So are the operators of `_PARTLY_LOWERED`, which torch-mlir defines but
+lowers only for some arguments, with the arguments they are decomposed for in `_ONLY_WHEN`: torch.nn's modules
+call them with the others, which the FX route's decompositions handle.)
 
 tsjit's importer writes an operator this build of torch-mlir does not register as `torch.operator "aten.diff"`,
 which no pipeline lowers ("failed to legalize operation 'torch.operator'" in torch-lower-to-backend-contract).
@@ -18,7 +18,12 @@ schema as its signature), compiled once by tsjit's frontend and inlined at the n
 
 Arguments the program gives as constants (a reduction, `n`, the `train` flag) then fold with static control flow.
 A decomposition computes what eager computes (the formula of ATen's own kernel); randomness (dropout in training)
-is not decomposed: such a node keeps its operator, and its program its failure.
+is not decomposed: such a node keeps its operator, and its program its failure. Where a definition holds only for
+some arguments, `_ONLY_WHEN` says for which: constants (`matrix_power` of a non-negative power, `cov` without
+weights) or the dtype the argument's type states (`conj`, `real` of a real tensor; `lgamma` of a floating one).
+Loops over sizes and list comprehensions in a definition run a fixed number of times once the argument types are
+refined; MLIR preparation then unrolls them, so the sizes and permutations they compute reach torch-mlir as
+constants.
 """
 
 from __future__ import annotations
@@ -463,6 +468,10 @@ def expand_copy(self: Tensor, size: List[int], implicit: bool = False) -> Tensor
   return self.expand(size, implicit=implicit).clone()
 def diagonal_copy(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
   return torch.diagonal(self, offset, dim1, dim2).clone()
+def split_with_sizes_copy(self: Tensor, split_sizes: List[int], dim: int = 0) -> List[Tensor]:
+  return torch.split_with_sizes(self, split_sizes, dim)  # views: under value semantics no write tells them apart
+def unbind_copy__int(self: Tensor, dim: int = 0) -> List[Tensor]:
+  return torch.unbind(self, dim)
 def unfold_copy(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
   return self.unfold(dimension, size, step).clone()
 def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
@@ -554,7 +563,7 @@ def _results(graph: Graph, node: Node, outputs: list) -> list:
 
 
 def _decomposition_of(node: Node) -> Graph | None:
-    if node.kind.ns != "aten" or node.kind.name not in _defined():
+    if node.kind.ns != "aten" or node.kind.name not in _defined_operators():
         return None
     schema = node.maybe_schema()
     if schema is None:
@@ -568,9 +577,15 @@ def _decomposition_of(node: Node) -> Graph | None:
 
 @functools.cache
 def _defined() -> frozenset[str]:
-    """The operator names (and `name__overload`s) the table defines, read from the source without compiling it."""
-    names = {n for n in re.findall(r"^def (\w+)", DECOMPOSITIONS, re.MULTILINE) if not n.startswith("_")}
-    return frozenset(names | {n.split("__")[0] for n in names})
+    """The overloads the table defines (`name` or `name__overload`), read from the source without compiling it;
+    `_helpers` are not operators."""
+    return frozenset(n for n in re.findall(r"^def (\w+)", DECOMPOSITIONS, re.MULTILINE) if not n.startswith("_"))
+
+
+@functools.cache
+def _defined_operators() -> frozenset[str]:
+    """The operator names of the overloads the table defines (`squeeze` for `squeeze__dims`)."""
+    return frozenset(n.split("__")[0] for n in _defined())
 
 
 @functools.cache

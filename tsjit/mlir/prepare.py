@@ -66,6 +66,10 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   torch-mlir lowers a loop either as a for loop (dropping the condition) or as a while loop (dropping the count).
 - `flatten_tuple_inputs`: the backend contract allows no tuple at the function boundary, so a tuple argument
   (the seed's `lstm_cell(input, (hx, cx), ...)`) becomes one argument per element and a TupleConstruct.
+- `flatten_tensor_list_inputs`: nor a list, so a `Tensor[]` argument given N example tensors (`torch.cat(xs)`
+  with `xs` an argument) becomes N arguments and a ListConstruct, when the program only reads the list.
+- `unpack_list_result`: nor a list result (`torch.split(x, 2)`, `torch.unbind(x)` returned): once refinement
+  knows its length, the program returns the list's tensors as a tuple.
 - `flatten_tuple_result`: torch-mlir's AdjustCallingConventions expands a returned tuple into several results
   but not a tuple nested in it (LSTM's `(output, (h, c))`, NamedTuples), leaving "'func.return' op has N
   operands"; a nested tuple result is returned flat, and the caller (tsjit.mlir.iree) nests it again by the
@@ -143,6 +147,9 @@ def prepare_function(graph: Graph, examples: Sequence, options: Options) -> Prep
     graph = graph.copy()
     result_type = graph.outputs[0].type if len(graph.outputs) == 1 else None
     examples = bind_defaults(graph, examples)
+    lengths = _tensor_list_lengths(graph, examples)
+    run_pass(flatten_tensor_list_inputs, graph, lengths)
+    examples = [e for i, example in enumerate(examples) for e in (example if i in lengths else [example])]
     flat = _flat_examples(graph.inputs, examples)
     run_pass(flatten_tuple_inputs, graph)
     run_pass(flatten_tuple_result, graph)
@@ -150,6 +157,9 @@ def prepare_function(graph: Graph, examples: Sequence, options: Options) -> Prep
     _rewrite(graph, options, _device_of(flat))
     arguments = [_abstract_argument(v.type, e) for v, e in zip(graph.inputs, flat)]
     _refine([graph], graph, arguments, options)
+    if isinstance(graph.outputs[0].type, ts.ListType) and \
+            run_pass(unpack_list_result, graph, _list_length(shapes.refine_types(graph, arguments))):
+        shapes.refine_types(graph, arguments)
     annotations = [annotation_from(e) for e in flat]
     return PreparedProgram(graph, None, _value_semantics([graph], options), annotations, result_type)
 
@@ -213,8 +223,11 @@ def _rewrite(graph: Graph, options: Options, device: torch.device) -> None:
 
 def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstract], options: Options) -> None:
     """Refine types. Recurrent layers (unrolled over their refined sequence length), static sizes and select-Ifs
-    are found with refined types, and what replaces them is refined again."""
+    are found with refined types, and what replaces them is refined again. So are the decompositions that hold
+    only for some dtypes (tsjit/mlir/decompositions.py), on values whose dtype only refinement knows."""
     shapes.refine_types(entry, arguments)
+    if any([run_pass(decompose_unknown_operators, graph) for graph in graphs]):
+        shapes.refine_types(entry, arguments)
     if any([run_pass(decompose_recurrent_layers, graph) for graph in graphs]):
         for graph in graphs:
             run_pass(eliminate_dead_code, graph, keep_assertions=True)
@@ -326,6 +339,40 @@ def flatten_tuple_inputs(graph: Graph) -> bool:
     return changed
 
 
+def _tensor_list_lengths(graph: Graph, examples: Sequence) -> dict[int, int]:
+    """The inputs flatten_tensor_list_inputs expands: `Tensor[]` inputs given a list of example tensors and
+    only read (a list the program writes to stays a list), by position, with their lengths."""
+    return {i: len(e) for i, (value, e) in enumerate(zip(graph.inputs, examples))
+            if value.type == ts.ListType(ts.TensorType.get()) and isinstance(e, list | tuple)
+            and e and all(isinstance(t, torch.Tensor) for t in e) and not any(_writes_list(u.user) for u in value.uses)}
+
+
+def _writes_list(node: Node) -> bool:
+    schema = node.maybe_schema()
+    return schema is None or schema.is_mutable
+
+
+def flatten_tensor_list_inputs(graph: Graph, lengths: dict[int, int]) -> bool:
+    """Replace each `Tensor[]` input of `lengths` (position -> length of its example list) by that many tensor
+    inputs and a ListConstruct first thing; the backend contract allows no list at the function boundary, so
+    the compiled program takes the tensors (tsjit.mlir.iree flattens a list argument):
+
+        graph(%xs : Tensor[])   ->   graph(%xs.0 : Tensor, %xs.1 : Tensor):
+                                       %xs : Tensor[] = prim::ListConstruct(%xs.0, %xs.1)
+    (Like the tuple flattening, this changes the signature, so it does not ask `tsjit.log.opt_allowed()`.)
+    """
+    for index in sorted(lengths, reverse=True):
+        value = graph.inputs[index]
+        elements = [graph.insert_input(index + i, f"{value.debug_name}.{i}").set_type(ts.TensorType.get())
+                    for i in range(lengths[index])]
+        construct = graph.create(prim.ListConstruct, elements)
+        construct.output().set_type(value.type)
+        graph.block.prepend_node(construct)
+        value.replace_all_uses_with(construct.output())
+        graph.erase_input(graph.inputs.index(value))
+    return bool(lengths)
+
+
 def _expand_tuple_input(graph: Graph, index: int) -> None:
     value = graph.inputs[index]
     elements = [graph.insert_input(index + i, f"{value.debug_name}.{i}").set_type(t)
@@ -335,6 +382,33 @@ def _expand_tuple_input(graph: Graph, index: int) -> None:
     graph.block.prepend_node(construct)
     value.replace_all_uses_with(construct.output())
     graph.erase_input(graph.inputs.index(value))
+
+
+def _list_length(result: shapes.Abstract) -> int | None:
+    return len(result.value) if isinstance(result.value, list) else None
+
+
+def unpack_list_result(graph: Graph, length: int | None) -> bool:
+    """Return a `Tensor[]` result of a length refinement found as a tuple of its tensors (the backend contract
+    allows no list at the function boundary; tsjit.mlir.iree makes the tuple a list again by the program's
+    result type):
+
+        %parts : Tensor[] = aten::split(%x, %two, %zero)        %a : Tensor, %b : Tensor = prim::ListUnpack(%parts)
+        return (%parts)                                   ->     %t : (Tensor, Tensor) = prim::TupleConstruct(%a, %b)
+                                                                 return (%t)
+    (It changes the signature the results come back in, so it does not ask `tsjit.log.opt_allowed()`.)
+    """
+    result = graph.outputs[0] if len(graph.outputs) == 1 else None
+    if result is None or result.type != ts.ListType(ts.TensorType.get()) or length is None:
+        return False
+    with graph.insert_point_guard(graph.return_node):
+        unpack = graph.insert_node(graph.create(prim.ListUnpack, [result], length))
+        for output in unpack.outputs:
+            output.set_type(ts.TensorType.get())
+        elements = graph.insert_node(graph.create(prim.TupleConstruct, list(unpack.outputs)))
+        elements.output().set_type(ts.TupleType([ts.TensorType.get()] * length))
+    graph.return_node.replace_input(0, elements.output())
+    return True
 
 
 def flatten_tuple_result(graph: Graph) -> bool:

@@ -446,8 +446,14 @@ def linalg_matrix_norm__str_ord(self: Tensor, ord: str = "fro", dim: List[int] =
   return torch.linalg_vector_norm(self, 2, dim, keepdim, dtype=dtype)
 def squeeze__dims(self: Tensor, dim: List[int]) -> Tensor:
   rank = self.dim()
-  wrapped = [d + rank if d < 0 else d for d in dim]
-  return self.reshape([self.size(i) for i in range(rank) if not (i in wrapped and self.size(i) == 1)])
+  shape: List[int] = []
+  for i in range(rank):
+    squeezed = False
+    for d in dim:
+      squeezed = squeezed or ((d + rank if d < 0 else d) == i and self.size(i) == 1)
+    if not squeezed:
+      shape.append(self.size(i))
+  return self.reshape(shape)
 def lgamma(self: Tensor) -> Tensor:
   x = self.to(7)  # torch.float64: the Lanczos sum (g = 7, n = 9) below is exact to double precision
   reflected = x < 0.5
@@ -464,6 +470,15 @@ def lgamma(self: Tensor) -> Tensor:
 def mvlgamma(self: Tensor, p: int) -> Tensor:
   terms = lgamma(self.unsqueeze(-1) - torch.arange(p, dtype=self.dtype) / 2)
   return torch.sum(terms, [-1]) + p * (p - 1) / 4 * 1.1447298858494002  # log(pi)
+def log_softmax__int(self: Tensor, dim: int, dtype: int) -> Tensor:  # (given a dtype: see _ONLY_WHEN)
+  return torch.log_softmax(self.to(dtype), dim)
+def softmax__int(self: Tensor, dim: int, dtype: int) -> Tensor:
+  return torch.softmax(self.to(dtype), dim)
+def linalg_norm(self: Tensor, ord: Optional[float] = None, dim: Optional[List[int]] = None, keepdim: bool = False,
+                dtype: Optional[int] = None) -> Tensor:
+  if ord is None:  # the 2-norm of the vector or Frobenius norm of the matrix: the same sum
+    return torch.linalg_vector_norm(self, 2, dim, keepdim, dtype=dtype)
+  return torch.linalg_vector_norm(self, ord, dim, keepdim, dtype=dtype)
 def expand_copy(self: Tensor, size: List[int], implicit: bool = False) -> Tensor:
   return self.expand(size, implicit=implicit).clone()
 def diagonal_copy(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
@@ -503,6 +518,10 @@ _ONLY_WHEN = {
     "matrix_power": lambda node: _is_constant_where(node, 1, lambda n: n >= 0),  # a negative power inverts
     "cov": lambda node: _is_constant(node, 2, None) and _is_constant(node, 3, None),  # without weights
     "linalg_matrix_norm__str_ord": lambda node: _is_constant(node, 1, "fro"),  # "nuc" needs singular values
+    "linalg_norm": lambda node: _is_constant(node, 1, None) or _is_constant_where(  # a vector norm
+        node, 2, lambda dim: dim is not None and len(dim) == 1),
+    "log_softmax__int": lambda node: _is_constant_where(node, 2, lambda dtype: dtype is not None),  # (else lowered)
+    "softmax__int": lambda node: _is_constant_where(node, 2, lambda dtype: dtype is not None),
 }
 
 

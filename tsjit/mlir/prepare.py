@@ -49,10 +49,11 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   loops decided at compile time (once refined sizes fix their trip counts) are unrolled first (for every backend),
   which removes many of them.
 - `fold_tensor_properties`: `prim::type` (`x.device.type`, which nn.MultiheadAttention's fast-path checks read),
-  `prim::is_cuda` and `prim::is_nested` have no op. A compiled program runs on one device, so
-  `prim::device(%t)` becomes the examples' device (cpu without example tensors), `prim::type` of a constant
-  device its string and `is_cuda` whether that device is cuda; the torch dialect has no nested tensors, so
-  `is_nested` is False. The comparisons on them then fold (tsjit/passes/static_control_flow.py).
+  `prim::is_cuda`, `prim::is_nested` and `prim::layout` (`x.layout == torch.strided` in torch.norm) have no op. A
+  compiled program runs on one device, so `prim::device(%t)` becomes the examples' device (cpu without example
+  tensors), `prim::type` of a constant device its string and `is_cuda` whether that device is cuda; the torch
+  dialect has no nested tensors, so `is_nested` is False, and every tensor is strided (`prim::layout` is 0). The
+  comparisons on them then fold (tsjit/passes/static_control_flow.py).
 - `decompose_unknown_operators` (tsjit/mlir/decompositions.py): operators the torch dialect does not define
   (`aten::diff`, `aten::soft_margin_loss`, ...) stay `torch.operator`, which no pipeline lowers; they are replaced
   by their definitions in TorchScript.
@@ -232,7 +233,8 @@ def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstra
         for graph in graphs:
             run_pass(eliminate_dead_code, graph, keep_assertions=True)
         shapes.refine_types(entry, arguments)
-    if not any(may_change_tensor_metadata(graph, callees_known=True) for graph in graphs) and \
+    # (again while unrolled loops leave sizes of constant dimensions: `x.size(i)` in `for i in range(x.dim())`)
+    while not any(may_change_tensor_metadata(graph, callees_known=True) for graph in graphs) and \
             any([run_pass(fold_static_types, graph) for graph in graphs]):
         for graph in graphs:
             run_pass(eliminate_static_control_flow, graph, unroll_loops=options.unroll or _mutates_outer_list(graph))
@@ -686,12 +688,14 @@ def reject_list_mutation_in_control_flow(graph: Graph) -> bool:
 
 def fold_tensor_properties(graph: Graph, device: torch.device = _CPU) -> bool:
     """`prim::device(%t)` -> the constant `device`, `prim::is_cuda(%t)` -> whether it is cuda,
-    `prim::is_nested(%t)` -> False; then `prim::type(%d)` of a constant device -> its type:
+    `prim::is_nested(%t)` -> False, `prim::layout(%t)` -> 0 (strided); then `prim::type(%d)` of a constant
+    device -> its type:
 
         %d : Device = prim::device(%x)                  %d : Device = prim::Constant[value="cpu"]()
         %s : str = prim::type(%d)               ->      %s : str = prim::Constant[value="cpu"]()
     """
-    known = {prim.device: device, prim.is_cuda: device.type == "cuda", prim.is_nested: False}
+    known = {prim.device: device, prim.is_cuda: device.type == "cuda", prim.is_nested: False,
+             prim.layout: 0}  # torch.strided
     changed = _replace_by_constant(graph, [n for n in graph.all_nodes() if n.kind in known and log.opt_allowed()],
                                    lambda node: known[node.kind])
     types = [n for n in graph.all_nodes() if n.kind is prim.type and n.input().node.kind is prim.Constant

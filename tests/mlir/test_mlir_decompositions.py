@@ -27,3 +27,33 @@ def test_decomposed_operators_on_iree():
     assert got[7] is True
     for ours, theirs in zip(got[:7] + got[8:], expected[:7] + expected[8:]):
         assert_close(ours, theirs)
+
+
+def indexing_and_statistics(x: torch.Tensor, v: torch.Tensor, index: torch.Tensor, boundaries: torch.Tensor):
+    return (torch.addmv(v[:4], x, v, beta=0.5, alpha=2), torch.index_add(x, 0, index, x[:2], alpha=-1),
+            torch.index_reduce(x, 1, index, x[:, :2], "amax"), torch.searchsorted(boundaries, x, right=True),
+            torch.take_along_dim(x, torch.argsort(x, 1), 1), torch.histc(x, bins=4, min=-1, max=1),
+            torch.cov(x), torch.lgamma(x), torch.mvlgamma(x.abs() + 2, 3), torch.nanmedian(v))
+
+
+def sizes_and_lists(x: torch.Tensor, y: torch.Tensor):
+    return (torch.kron(x, y), torch.inner(x, y), torch.fft.fftshift(x), torch.squeeze(x.unsqueeze(1), [1, 2]),
+            torch.linalg.vander(x[0], N=3), torch.trapezoid(x, y),
+            torch.linalg.matrix_power(x[:, :3], 3), torch.expand_copy(x[:1], [3, 5]), torch.linalg.norm(x),
+            torch.log_softmax(x, 0, dtype=torch.float64))
+
+
+def test_decompositions_of_indexing_and_statistics_on_iree():
+    x, v = torch.randn(4, 5), torch.randn(5)
+    v[2] = float("nan")
+    inputs = (x, v, torch.tensor([3, 0]), torch.tensor([-1.0, 0.0, 0.5]))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(indexing_and_statistics), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), indexing_and_statistics(*inputs))
+
+
+def test_decompositions_over_sizes_and_lists_on_iree():
+    """Definitions whose loops and comprehensions run over sizes (unrolled once types are refined)."""
+    x, y = torch.randn(3, 5), torch.randn(3, 5)
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(sizes_and_lists), [x, y], output_type="linalg-on-tensors"))
+    assert_close(run(x, y), sizes_and_lists(x, y))

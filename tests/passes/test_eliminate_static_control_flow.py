@@ -1,5 +1,5 @@
-"""eliminate_static_control_flow: constants folded, constant tuples forwarded, constant Ifs inlined, loops that
-surely run peeled."""
+"""eliminate_static_control_flow: constants folded, constant tuples and list literals forwarded, constant Ifs
+inlined, loops that surely run peeled."""
 
 from __future__ import annotations
 
@@ -112,3 +112,31 @@ graph(%x : Tensor):
   %n : int = aten::len(%copy)
   %y : Tensor = aten::mul(%x, %n)
   return (%y)""", changed=False, inputs=[(torch.randn(3),)], present=["aten::list", "aten::len"])
+
+
+LOOP_OVER_A_LIST = """
+graph(%a : Tensor, %b : Tensor):
+  %true : bool = prim::Constant[value=1]()
+  %xs : Tensor[] = prim::ListConstruct(%a, %b)
+  %n : int = aten::len(%xs)
+  %r : Tensor = prim::Loop(%n, %true, %a)
+    block0(%i : int, %acc : Tensor):
+      %x : Tensor = aten::__getitem__(%xs, %i)
+      %next : Tensor = aten::mul(%acc, %x)
+      -> (%true, %next)
+  return (%r)
+"""
+
+
+def test_a_loop_over_a_list_literal_unrolls_into_its_elements():
+    check_pass(eliminate_static_control_flow, LOOP_OVER_A_LIST, inputs=[(torch.randn(3), torch.randn(3))],
+               present=["aten::mul(%a, %a)", "aten::mul"], absent=["prim::Loop", "aten::len", "aten::__getitem__"])
+
+
+def test_a_list_that_is_written_keeps_its_length_and_elements_unknown():
+    check_pass(eliminate_static_control_flow, """
+graph(%a : Tensor):
+  %xs : Tensor[] = prim::ListConstruct(%a)
+  %ys : Tensor[] = aten::append(%xs, %a)
+  %n : int = aten::len(%xs)
+  return (%n)""", changed=False)

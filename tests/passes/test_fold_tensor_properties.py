@@ -26,3 +26,12 @@ def test_device_checks_fold_to_the_compiled_device():
 def test_the_device_is_given():
     check_pass(fold_tensor_properties, DEVICE_CHECK, device=torch.device("meta"), run=False,
                present=['prim::Constant[value="meta"]'], absent=["prim::device"])
+
+
+def test_every_tensor_is_strided():
+    check_pass(fold_tensor_properties, """
+graph(%x : Tensor):
+  %layout : int = prim::layout(%x)
+  %strided : int = prim::Constant[value=0]()
+  %b : bool = aten::eq(%layout, %strided)
+  return (%b)""", present=["prim::Constant[value=0]"], absent=["prim::layout"])

@@ -1,9 +1,9 @@
 """Operators the torch dialect does not define, decomposed into ones it does (an MLIR preparation step).
 
-(`aten::xlogy.Tensor` is defined but no backend lowers it; it is decomposed too. So are the operators of
-`_PARTLY_LOWERED`, which torch-mlir defines but lowers only for some arguments, with the arguments they are
-decomposed for in `_ONLY_WHEN`: torch.nn's modules call them with the others, which the FX route's decompositions
-handle.)
+(Some are defined but no backend lowers them: `aten::xlogy.Tensor`, the `*_copy` views such as `expand_copy`,
+`unbind_copy`; they are decomposed too. So are the operators of `_PARTLY_LOWERED`, which torch-mlir defines but
+lowers only for some arguments, with the arguments they are decomposed for in `_ONLY_WHEN`: torch.nn's modules
+call them with the others, which the FX route's decompositions handle.)
 
 tsjit's importer writes an operator this build of torch-mlir does not register as `torch.operator "aten.diff"`,
 which no pipeline lowers ("failed to legalize operation 'torch.operator'" in torch-lower-to-backend-contract).
@@ -18,13 +18,20 @@ schema as its signature), compiled once by tsjit's frontend and inlined at the n
 
 Arguments the program gives as constants (a reduction, `n`, the `train` flag) then fold with static control flow.
 A decomposition computes what eager computes (the formula of ATen's own kernel); randomness (dropout in training)
-is not decomposed: such a node keeps its operator, and its program its failure.
+is not decomposed: such a node keeps its operator, and its program its failure. Where a definition holds only for
+some arguments, `_ONLY_WHEN` says for which: constants (`matrix_power` of a non-negative power, `cov` without
+weights) or the dtype the argument's type states (`conj`, `real` of a real tensor; `lgamma` of a floating one).
+Loops over sizes and list comprehensions in a definition run a fixed number of times once the argument types are
+refined; MLIR preparation then unrolls them, so the sizes and permutations they compute reach torch-mlir as
+constants.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+
+import torch
 
 from tsjit import log
 from tsjit.frontend.ir_emitter import compile_source
@@ -270,6 +277,247 @@ def isin__Tensor_Tensor(elements: Tensor, test_elements: Tensor, assume_unique: 
   if invert:
     return torch.logical_not(found)
   return found
+def addmv(self: Tensor, mat: Tensor, vec: Tensor, beta: float = 1, alpha: float = 1) -> Tensor:
+  product = torch.mv(mat, vec) * alpha
+  return torch.where(torch.scalar_tensor(beta) == 0, product, self * beta + product)  # beta = 0 ignores self
+def addr(self: Tensor, vec1: Tensor, vec2: Tensor, beta: float = 1, alpha: float = 1) -> Tensor:
+  product = torch.outer(vec1, vec2) * alpha
+  return torch.where(torch.scalar_tensor(beta) == 0, product, self * beta + product)
+def allclose(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+  return bool(torch.isclose(self, other, rtol, atol, equal_nan).all())
+def conj(self: Tensor) -> Tensor:
+  return self
+def conj_physical(self: Tensor) -> Tensor:
+  return self
+def real(self: Tensor) -> Tensor:
+  return self
+def isreal(self: Tensor) -> Tensor:
+  return torch.ones_like(self, dtype=11)
+def angle(self: Tensor) -> Tensor:
+  half_turns = torch.where(self < 0, torch.full_like(self, 3.141592653589793), torch.zeros_like(self))
+  return torch.where(torch.isnan(self), self, half_turns)
+def dist(self: Tensor, other: Tensor, p: float = 2) -> Tensor:
+  return torch.linalg_vector_norm(self - other, p)
+def rsub__Tensor(self: Tensor, other: Tensor, alpha: float = 1) -> Tensor:
+  return torch.sub(other, self, alpha=alpha)
+def linalg_vecdot(x: Tensor, y: Tensor, dim: int = -1) -> Tensor:
+  return torch.sum(x * y, [dim])
+def diagflat(self: Tensor, offset: int = 0) -> Tensor:
+  return torch.diag_embed(self.reshape([-1]), offset)
+def _along(index: Tensor, rank: int, dim: int) -> Tensor:
+  return index.reshape([1] * dim + [-1] + [1] * (rank - dim - 1))
+def _wrapped(index: Tensor, size: int) -> Tensor:
+  return torch.where(index < 0, index + size, index).reshape([-1])
+def index_fill__int_Scalar(self: Tensor, dim: int, index: Tensor, value: float) -> Tensor:
+  x = self.reshape([1]) if self.dim() == 0 else self
+  d = dim + x.dim() if dim < 0 else dim
+  hit = torch.eq(torch.arange(x.size(d)).unsqueeze(1), _wrapped(index, x.size(d)).unsqueeze(0)).any(1)
+  return torch.where(_along(hit, x.dim(), d), torch.full_like(x, value), x).reshape(self.size())
+def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+  x = self.reshape([1]) if self.dim() == 0 else self
+  d = dim + x.dim() if dim < 0 else dim
+  src = source.reshape([1]) if source.dim() == 0 else source
+  positions = _along(_wrapped(index, x.size(d)), x.dim(), d).expand_as(src)
+  return x.scatter(d, positions, src).reshape(self.size())
+def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha: float = 1) -> Tensor:
+  x = self.reshape([1]) if self.dim() == 0 else self
+  d = dim + x.dim() if dim < 0 else dim
+  src = source.reshape([1]) if source.dim() == 0 else source
+  positions = _along(_wrapped(index, x.size(d)), x.dim(), d).expand_as(src)
+  return x.scatter_add(d, positions, src * alpha).reshape(self.size())
+def index_reduce(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str,
+                 include_self: bool = True) -> Tensor:
+  x = self.reshape([1]) if self.dim() == 0 else self
+  d = dim + x.dim() if dim < 0 else dim
+  src = source.reshape([1]) if source.dim() == 0 else source
+  positions = _along(_wrapped(index, x.size(d)), x.dim(), d).expand_as(src)
+  return x.scatter_reduce(d, positions, src, reduce, include_self=include_self).reshape(self.size())
+def put(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+  flat = self.reshape([-1])
+  positions = _wrapped(index, flat.size(0))
+  if accumulate:
+    return flat.scatter_add(0, positions, source.reshape([-1])).reshape(self.size())
+  return flat.scatter(0, positions, source.reshape([-1])).reshape(self.size())
+def searchsorted__Tensor(sorted_sequence: Tensor, self: Tensor, out_int32: bool = False, right: bool = False,
+                         side: Optional[str] = None, sorter: Optional[Tensor] = None) -> Tensor:
+  boundaries = sorted_sequence
+  if sorter is not None:
+    boundaries = torch.gather(boundaries, -1, sorter)
+  if boundaries.dim() > 1:
+    boundaries = boundaries.unsqueeze(-2)
+  values = self.unsqueeze(-1)
+  if right or (side is not None and side == "right"):
+    found = torch.sum(boundaries <= values, [-1])
+  else:
+    found = torch.sum(boundaries < values, [-1])
+  if out_int32:
+    return found.to(3)  # torch.int32
+  return found
+def take_along_dim(self: Tensor, indices: Tensor, dim: Optional[int] = None) -> Tensor:
+  if dim is None:
+    return torch.gather(self.reshape([-1]), 0, indices.reshape([-1]))
+  d = dim + self.dim() if dim < 0 else dim
+  index_shape = [indices.size(i) if i == d else max(self.size(i), indices.size(i)) for i in range(self.dim())]
+  self_shape = [self.size(i) if i == d else max(self.size(i), indices.size(i)) for i in range(self.dim())]
+  return torch.gather(self.expand(self_shape), d, indices.expand(index_shape))
+def nanmedian(self: Tensor) -> Tensor:
+  flat = self.reshape([-1])
+  present = torch.sum(torch.logical_not(torch.isnan(flat)))
+  middle = torch.clamp_min(torch.floor_divide(present - 1, 2), 0)
+  return torch.index_select(torch.sort(flat)[0], 0, middle.reshape([1])).reshape([])  # NaNs sort last
+def _linspace(start: Tensor, end: Tensor, steps: int) -> Tensor:
+  first = start.to(7)  # torch.float64, as ATen computes
+  return first + (end.to(7) - first) * torch.arange(steps, dtype=7) / max(steps - 1, 1)
+def linspace__Tensor_Tensor(start: Tensor, end: Tensor, steps: int, dtype: Optional[int] = None,
+                            layout: Optional[int] = None, device: Optional[Device] = None,
+                            pin_memory: Optional[bool] = None) -> Tensor:
+  return _linspace(start, end, steps).to(6 if dtype is None else dtype)
+def logspace__Tensor_Tensor(start: Tensor, end: Tensor, steps: int, base: float = 10.0, dtype: Optional[int] = None,
+                            layout: Optional[int] = None, device: Optional[Device] = None,
+                            pin_memory: Optional[bool] = None) -> Tensor:
+  return torch.pow(base, _linspace(start, end, steps)).to(6 if dtype is None else dtype)
+def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: Optional[int] = None,
+             layout: Optional[int] = None, device: Optional[Device] = None,
+             pin_memory: Optional[bool] = None) -> Tensor:
+  exponents = _linspace(torch.scalar_tensor(start, dtype=7), torch.scalar_tensor(end, dtype=7), steps)
+  return torch.pow(base, exponents).to(6 if dtype is None else dtype)
+def fft_fftshift(self: Tensor, dim: Optional[List[int]] = None) -> Tensor:
+  if dim is None:
+    return torch.roll(self, [size // 2 for size in self.size()], [i for i in range(self.dim())])
+  return torch.roll(self, [self.size(d) // 2 for d in dim], dim)
+def fft_ifftshift(self: Tensor, dim: Optional[List[int]] = None) -> Tensor:
+  if dim is None:
+    return torch.roll(self, [(size + 1) // 2 for size in self.size()], [i for i in range(self.dim())])
+  return torch.roll(self, [(self.size(d) + 1) // 2 for d in dim], dim)
+def kron(self: Tensor, other: Tensor) -> Tensor:
+  rank = max(self.dim(), other.dim())
+  a = self.reshape([1] * (rank - self.dim()) + self.size())
+  b = other.reshape([1] * (rank - other.dim()) + other.size())
+  a_shape: List[int] = []
+  b_shape: List[int] = []
+  result_shape: List[int] = []
+  for i in range(rank):
+    a_shape.append(a.size(i))
+    a_shape.append(1)
+    b_shape.append(1)
+    b_shape.append(b.size(i))
+    result_shape.append(a.size(i) * b.size(i))
+  return (a.reshape(a_shape) * b.reshape(b_shape)).reshape(result_shape)
+def inner(self: Tensor, other: Tensor) -> Tensor:
+  if self.dim() == 0 or other.dim() == 0:
+    return self * other
+  product = torch.matmul(self.reshape([-1, self.size(-1)]), other.reshape([-1, other.size(-1)]).t())
+  return product.reshape(self.size()[:-1] + other.size()[:-1])
+def vstack(tensors: List[Tensor]) -> Tensor:
+  return torch.cat([torch.atleast_2d(t) for t in tensors], 0)
+def dstack(tensors: List[Tensor]) -> Tensor:
+  return torch.cat([atleast_3d(t) for t in tensors], 2)
+def cartesian_prod(tensors: List[Tensor]) -> Tensor:
+  if len(tensors) == 1:
+    return tensors[0]
+  grids = torch.meshgrid(tensors, indexing="ij")
+  return torch.stack([grids[i].reshape([-1]) for i in range(len(tensors))], 1)
+def _trapezoids(y: Tensor, x: Tensor, dim: int) -> Tensor:
+  d = dim + y.dim() if dim < 0 else dim
+  length = y.size(d) - 1
+  if x.dim() == 1:
+    dx = diff(x, 1, 0).reshape([-1] + [1] * (y.dim() - d - 1))
+  else:
+    dx = diff(x, 1, dim)
+  return (y.narrow(d, 1, length) + y.narrow(d, 0, length)) * dx / 2
+def trapezoid__x(y: Tensor, x: Tensor, dim: int = -1) -> Tensor:
+  return torch.sum(_trapezoids(y, x, dim), [dim])
+def trapz__x(y: Tensor, x: Tensor, dim: int = -1) -> Tensor:
+  return torch.sum(_trapezoids(y, x, dim), [dim])
+def cumulative_trapezoid__x(y: Tensor, x: Tensor, dim: int = -1) -> Tensor:
+  return torch.cumsum(_trapezoids(y, x, dim), dim)
+def matrix_power(self: Tensor, n: int) -> Tensor:
+  if n == 0:
+    return torch.eye(self.size(-1), dtype=self.dtype).expand_as(self).clone()
+  result = self
+  for _ in range(n - 1):
+    result = torch.matmul(result, self)
+  return result
+def linalg_vander(x: Tensor, N: Optional[int] = None) -> Tensor:
+  x = torch.atleast_1d(x).unsqueeze(-1)
+  columns = x.size(-2) if N is None else N
+  if columns <= 1:
+    return torch.ones_like(x).narrow(-1, 0, columns)
+  return torch.cat([torch.ones_like(x), torch.cumprod(x.expand(x.size()[:-1] + [columns - 1]), -1)], -1)
+def cov(self: Tensor, correction: int = 1, fweights: Optional[Tensor] = None,
+        aweights: Optional[Tensor] = None) -> Tensor:
+  observations = self.reshape([1, -1]) if self.dim() < 2 else self
+  centered = observations - observations.mean([1], True)
+  factor = max(observations.size(1) - correction, 0)  # ATen divides by zero too (and warns)
+  return (torch.matmul(centered, centered.t()) / factor).squeeze()
+def corrcoef(self: Tensor) -> Tensor:
+  c = cov(self)
+  if c.dim() == 0:
+    return c / c
+  deviation = torch.sqrt(torch.diagonal(c))
+  return torch.clamp(c / deviation.unsqueeze(1) / deviation.unsqueeze(0), -1, 1)
+def histc(self: Tensor, bins: int = 100, low: float = 0, high: float = 0) -> Tensor:
+  flat = self.reshape([-1])
+  first = torch.full([], low, dtype=self.dtype)
+  last = torch.full([], high, dtype=self.dtype)
+  from_data = first == last
+  first = torch.where(from_data, flat.min(), first)
+  last = torch.where(from_data, flat.max(), last)
+  widened = first == last
+  first = torch.where(widened, first - 1, first)
+  last = torch.where(widened, last + 1, last)
+  inside = torch.logical_and(flat >= first, flat <= last)
+  position = torch.clamp_max(((flat - first) * bins / (last - first)).to(4), bins - 1)  # torch.int64
+  hits = torch.logical_and(position.unsqueeze(1) == torch.arange(bins), inside.unsqueeze(1))
+  return torch.sum(hits, [0]).to(self.dtype)
+def linalg_matrix_norm__str_ord(self: Tensor, ord: str = "fro", dim: List[int] = [-2, -1], keepdim: bool = False,
+                                dtype: Optional[int] = None) -> Tensor:
+  return torch.linalg_vector_norm(self, 2, dim, keepdim, dtype=dtype)
+def squeeze__dims(self: Tensor, dim: List[int]) -> Tensor:
+  rank = self.dim()
+  shape: List[int] = []
+  for i in range(rank):
+    squeezed = False
+    for d in dim:
+      squeezed = squeezed or ((d + rank if d < 0 else d) == i and self.size(i) == 1)
+    if not squeezed:
+      shape.append(self.size(i))
+  return self.reshape(shape)
+def lgamma(self: Tensor) -> Tensor:
+  x = self.to(7)  # torch.float64: the Lanczos sum (g = 7, n = 9) below is exact to double precision
+  reflected = x < 0.5
+  z = torch.where(reflected, 1.0 - x, x) - 1.0
+  series = 0.99999999999980993 + 676.5203681218851 / (z + 1) - 1259.1392167224028 / (z + 2) + \
+      771.32342877765313 / (z + 3) - 176.61502916214059 / (z + 4) + 12.507343278686905 / (z + 5) - \
+      0.13857109526572012 / (z + 6) + 9.9843695780195716e-6 / (z + 7) + 1.5056327351493116e-7 / (z + 8)
+  t = z + 7.5
+  logarithm = 0.9189385332046727 + (z + 0.5) * torch.log(t) - t + torch.log(series)  # 0.918... = log(2 pi) / 2
+  # sin in float32 (IREE's CPU runtime has no float64 sin), of x - round(x) where its relative error stays small
+  sine = torch.abs(torch.sin(3.141592653589793 * (x - torch.round(x)).to(6))).to(7)
+  mirrored = torch.log(3.141592653589793 / sine) - logarithm
+  return torch.where(reflected, mirrored, logarithm).to(self.dtype)
+def mvlgamma(self: Tensor, p: int) -> Tensor:
+  terms = lgamma(self.unsqueeze(-1) - torch.arange(p, dtype=self.dtype) / 2)
+  return torch.sum(terms, [-1]) + p * (p - 1) / 4 * 1.1447298858494002  # log(pi)
+def log_softmax__int(self: Tensor, dim: int, dtype: int) -> Tensor:  # (given a dtype: see _ONLY_WHEN)
+  return torch.log_softmax(self.to(dtype), dim)
+def softmax__int(self: Tensor, dim: int, dtype: int) -> Tensor:
+  return torch.softmax(self.to(dtype), dim)
+def linalg_norm(self: Tensor, ord: Optional[float] = None, dim: Optional[List[int]] = None, keepdim: bool = False,
+                dtype: Optional[int] = None) -> Tensor:
+  if ord is None:  # the 2-norm of the vector or Frobenius norm of the matrix: the same sum
+    return torch.linalg_vector_norm(self, 2, dim, keepdim, dtype=dtype)
+  return torch.linalg_vector_norm(self, ord, dim, keepdim, dtype=dtype)
+def expand_copy(self: Tensor, size: List[int], implicit: bool = False) -> Tensor:
+  return self.expand(size, implicit=implicit).clone()
+def diagonal_copy(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+  return torch.diagonal(self, offset, dim1, dim2).clone()
+def split_with_sizes_copy(self: Tensor, split_sizes: List[int], dim: int = 0) -> List[Tensor]:
+  return torch.split_with_sizes(self, split_sizes, dim)  # views: under value semantics no write tells them apart
+def unbind_copy__int(self: Tensor, dim: int = 0) -> List[Tensor]:
+  return torch.unbind(self, dim)
+def unfold_copy(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+  return self.unfold(dimension, size, step).clone()
 def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
   return input
 def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
@@ -291,12 +539,40 @@ _ONLY_WHEN = {
     "feature_dropout": lambda node: _is_constant(node, 2, False),  # in training it draws a random mask
     "alpha_dropout": lambda node: _is_constant(node, 2, False),
     "feature_alpha_dropout": lambda node: _is_constant(node, 2, False),
+    "conj": lambda node: _has_dtype(node, 0, _REAL_DTYPES),  # (conjugation and parts of complex tensors differ)
+    "conj_physical": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
+    "real": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
+    "isreal": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
+    "angle": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),  # of an integer tensor: a float tensor
+    "linalg_vecdot": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
+    "lgamma": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
+    "mvlgamma": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
+    "matrix_power": lambda node: _is_constant_where(node, 1, lambda n: n >= 0),  # a negative power inverts
+    "cov": lambda node: _is_constant(node, 2, None) and _is_constant(node, 3, None),  # without weights
+    "linalg_matrix_norm__str_ord": lambda node: _is_constant(node, 1, "fro"),  # "nuc" needs singular values
+    "linalg_norm": lambda node: _is_constant(node, 1, None) or _is_constant_where(  # a vector norm
+        node, 2, lambda dim: dim is not None and len(dim) == 1),
+    "log_softmax__int": lambda node: _is_constant_where(node, 2, lambda dtype: dtype is not None),  # (else lowered)
+    "softmax__int": lambda node: _is_constant_where(node, 2, lambda dtype: dtype is not None),
 }
 
 
 def _is_constant(node: Node, index: int, expected) -> bool:
+    return _is_constant_where(node, index, lambda value: value == expected)
+
+
+def _is_constant_where(node: Node, index: int, condition) -> bool:
     value = node.inputs[index]
-    return value.node.kind is prim.Constant and constant_value(value.node) == expected
+    return value.node.kind is prim.Constant and condition(constant_value(value.node))
+
+
+_FLOATING_DTYPES = frozenset({torch.float16, torch.bfloat16, torch.float32, torch.float64})
+_REAL_DTYPES = _FLOATING_DTYPES | {torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64}
+
+
+def _has_dtype(node: Node, index: int, dtypes: frozenset) -> bool:
+    """Whether the argument's type states a dtype among `dtypes` (an unrefined tensor says nothing)."""
+    return getattr(node.inputs[index].type, "dtype", None) in dtypes
 
 
 def _is_constant_list(node: Node, index: int, longest: int) -> bool:
@@ -339,7 +615,7 @@ def _results(graph: Graph, node: Node, outputs: list) -> list:
 
 
 def _decomposition_of(node: Node) -> Graph | None:
-    if node.kind.ns != "aten" or node.kind.name not in _defined():
+    if node.kind.ns != "aten" or node.kind.name not in _defined_operators():
         return None
     schema = node.maybe_schema()
     if schema is None:
@@ -353,9 +629,15 @@ def _decomposition_of(node: Node) -> Graph | None:
 
 @functools.cache
 def _defined() -> frozenset[str]:
-    """The operator names (and `name__overload`s) the table defines, read from the source without compiling it."""
-    names = {n for n in re.findall(r"^def (\w+)", DECOMPOSITIONS, re.MULTILINE) if not n.startswith("_")}
-    return frozenset(names | {n.split("__")[0] for n in names})
+    """The overloads the table defines (`name` or `name__overload`), read from the source without compiling it;
+    `_helpers` are not operators."""
+    return frozenset(n for n in re.findall(r"^def (\w+)", DECOMPOSITIONS, re.MULTILINE) if not n.startswith("_"))
+
+
+@functools.cache
+def _defined_operators() -> frozenset[str]:
+    """The operator names of the overloads the table defines (`squeeze` for `squeeze__dims`)."""
+    return frozenset(n.split("__")[0] for n in _defined())
 
 
 @functools.cache

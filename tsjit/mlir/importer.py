@@ -519,9 +519,11 @@ class FunctionImporter(Emitter):
     def import_unchecked_cast(self, node: Node) -> None:
         """`prim::unchecked_cast` of a value that already has a tensor type (shape refinement saw through the
         Optional) is a static info cast: torch-mlir's op wants its result to be a subtype of its operand, and a
-        plain `!torch.vtensor` is not one of a refined tensor."""
+        plain `!torch.vtensor` is not one of a refined tensor. A cast to a wider type (`float` to `number`, once
+        refinement typed the value `float`) is a `torch.derefine`, which `bind` makes: torch-mlir's op only narrows."""
         operand = self.use(node.input())
-        if is_tensor_type(operand[1]) and is_tensor_type(self.type_of(node.output())):
+        widens = node.input().type.is_subtype_of(node.output().type)
+        if widens or (is_tensor_type(operand[1]) and is_tensor_type(self.type_of(node.output()))):
             self.bind(node.output(), *operand)
         else:
             self.simple_op(node, "torch.prim.unchecked_cast")

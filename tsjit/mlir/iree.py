@@ -175,10 +175,15 @@ class CompiledProgram:
 
 
 def _flatten(args: Sequence) -> list:
+    """Tuples, and lists of tensors, as their elements (tsjit.mlir.prepare flattened those arguments)."""
     flat = []
     for arg in args:
-        flat.extend(_flatten(arg) if isinstance(arg, tuple) else [arg])
+        flat.extend(_flatten(arg) if isinstance(arg, tuple) or _is_tensor_list(arg) else [arg])
     return flat
+
+
+def _is_tensor_list(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, torch.Tensor) for v in value)
 
 
 def _to_iree(value):
@@ -200,6 +205,9 @@ def _to_torch(results, result_type: ts.Type):
     if isinstance(result_type, ts.TupleType):
         leaves = iter(results if isinstance(results, tuple | list) else (results,))
         return _nest(leaves, result_type)
+    if isinstance(result_type, ts.ListType):  # returned as a tuple (tsjit.mlir.prepare.unpack_list_result)
+        return [_element_to_torch(r, result_type.elem) for r in (results if isinstance(results, tuple | list)
+                                                                  else (results,))]
     return _element_to_torch(results, result_type)
 
 

@@ -46,12 +46,14 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   (`out.append(y)` in a loop over a tensor's chunks): its pipeline either drops the writes (`aten::cat` sees the
   empty list) or leaves a module that crashes the MLIR printer (a segmentation fault, seen with
   `torch.cat(out), len(out)`). Such programs are refused with an error naming the node, before torch-mlir runs;
-  loops decided at compile time are unrolled first (for every backend), which removes many of them.
+  loops decided at compile time (once refined sizes fix their trip counts) are unrolled first (for every backend),
+  which removes many of them.
 - `fold_tensor_properties`: `prim::type` (`x.device.type`, which nn.MultiheadAttention's fast-path checks read),
-  `prim::is_cuda` and `prim::is_nested` have no op. A compiled program runs on one device, so
-  `prim::device(%t)` becomes the examples' device (cpu without example tensors), `prim::type` of a constant
-  device its string and `is_cuda` whether that device is cuda; the torch dialect has no nested tensors, so
-  `is_nested` is False. The comparisons on them then fold (tsjit/passes/static_control_flow.py).
+  `prim::is_cuda`, `prim::is_nested` and `prim::layout` (`x.layout == torch.strided` in torch.norm) have no op. A
+  compiled program runs on one device, so `prim::device(%t)` becomes the examples' device (cpu without example
+  tensors), `prim::type` of a constant device its string and `is_cuda` whether that device is cuda; the torch
+  dialect has no nested tensors, so `is_nested` is False, and every tensor is strided (`prim::layout` is 0). The
+  comparisons on them then fold (tsjit/passes/static_control_flow.py).
 - `fold_tensor_identity_tests`: `a is b` / `a is not b` of two different tensor values has no lowering (the
   ops stay `torch.aten.__isnot__`), and a compiled function cannot tell its arguments apart by identity: they
   are distinct buffers with value semantics. So two different tensor values are not identical (`a is a` folds in
@@ -70,6 +72,10 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   torch-mlir lowers a loop either as a for loop (dropping the condition) or as a while loop (dropping the count).
 - `flatten_tuple_inputs`: the backend contract allows no tuple at the function boundary, so a tuple argument
   (the seed's `lstm_cell(input, (hx, cx), ...)`) becomes one argument per element and a TupleConstruct.
+- `flatten_tensor_list_inputs`: nor a list, so a `Tensor[]` argument given N example tensors (`torch.cat(xs)`
+  with `xs` an argument) becomes N arguments and a ListConstruct, when the program only reads the list.
+- `unpack_list_result`: nor a list result (`torch.split(x, 2)`, `torch.unbind(x)` returned): once refinement
+  knows its length, the program returns the list's tensors as a tuple.
 - `flatten_tuple_result`: torch-mlir's AdjustCallingConventions expands a returned tuple into several results
   but not a tuple nested in it (LSTM's `(output, (h, c))`, NamedTuples), leaving "'func.return' op has N
   operands"; a nested tuple result is returned flat, and the caller (tsjit.mlir.iree) nests it again by the
@@ -148,6 +154,9 @@ def prepare_function(graph: Graph, examples: Sequence, options: Options, copy: b
     graph = graph.copy() if copy else graph
     result_type = graph.outputs[0].type if len(graph.outputs) == 1 else None
     examples = bind_defaults(graph, examples)
+    lengths = _tensor_list_lengths(graph, examples)
+    run_pass(flatten_tensor_list_inputs, graph, lengths)
+    examples = [e for i, example in enumerate(examples) for e in (example if i in lengths else [example])]
     flat = _flat_examples(graph.inputs, examples)
     run_pass(flatten_tuple_inputs, graph)
     run_pass(flatten_tuple_result, graph)
@@ -155,6 +164,9 @@ def prepare_function(graph: Graph, examples: Sequence, options: Options, copy: b
     _rewrite(graph, options, _device_of(flat))
     arguments = [_abstract_argument(v.type, e) for v, e in zip(graph.inputs, flat)]
     _refine([graph], graph, arguments, options)
+    if isinstance(graph.outputs[0].type, ts.ListType) and \
+            run_pass(unpack_list_result, graph, _list_length(shapes.refine_types(graph, arguments))):
+        shapes.refine_types(graph, arguments)
     annotations = [annotation_from(e) for e in flat]
     return PreparedProgram(graph, None, _value_semantics([graph], options), annotations, result_type)
 
@@ -217,21 +229,24 @@ def _rewrite(graph: Graph, options: Options, device: torch.device) -> None:
     run_pass(eliminate_static_control_flow, graph, unroll_loops=options.unroll or _mutates_outer_list(graph))
     run_pass(remove_mutation, graph)
     run_pass(loops_to_for_or_while, graph)
-    run_pass(reject_list_mutation_in_control_flow, graph)
 
 
 def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstract], options: Options) -> None:
     """Refine types. Recurrent layers (unrolled over their refined sequence length), static sizes and select-Ifs
-    are found with refined types, and what replaces them is refined again."""
+    are found with refined types, and what replaces them is refined again. So are the decompositions that hold
+    only for some dtypes (tsjit/mlir/decompositions.py), on values whose dtype only refinement knows."""
     shapes.refine_types(entry, arguments)
+    if any([run_pass(decompose_unknown_operators, graph) for graph in graphs]):
+        shapes.refine_types(entry, arguments)
     if any([run_pass(decompose_recurrent_layers, graph) for graph in graphs]):
         for graph in graphs:
             run_pass(eliminate_dead_code, graph, keep_assertions=True)
         shapes.refine_types(entry, arguments)
-    if not any(may_change_tensor_metadata(graph, callees_known=True) for graph in graphs) and \
+    # (again while unrolled loops leave sizes of constant dimensions: `x.size(i)` in `for i in range(x.dim())`)
+    while not any(may_change_tensor_metadata(graph, callees_known=True) for graph in graphs) and \
             any([run_pass(fold_static_types, graph) for graph in graphs]):
         for graph in graphs:
-            run_pass(eliminate_static_control_flow, graph, unroll_loops=options.unroll)
+            run_pass(eliminate_static_control_flow, graph, unroll_loops=options.unroll or _mutates_outer_list(graph))
             run_pass(eliminate_dead_code, graph, keep_assertions=True)
         shapes.refine_types(entry, arguments)
     if any([run_pass(select_ifs_to_where, graph) for graph in graphs]):
@@ -240,6 +255,7 @@ def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstra
         shapes.refine_types(entry, arguments)
     for graph in graphs:
         run_pass(replace_uninitialized, graph)
+        run_pass(reject_list_mutation_in_control_flow, graph)
 
 
 def _copy_object_graph(root: ModuleValue) -> ModuleValue:
@@ -334,6 +350,40 @@ def flatten_tuple_inputs(graph: Graph) -> bool:
     return changed
 
 
+def _tensor_list_lengths(graph: Graph, examples: Sequence) -> dict[int, int]:
+    """The inputs flatten_tensor_list_inputs expands: `Tensor[]` inputs given a list of example tensors and
+    only read (a list the program writes to stays a list), by position, with their lengths."""
+    return {i: len(e) for i, (value, e) in enumerate(zip(graph.inputs, examples))
+            if value.type == ts.ListType(ts.TensorType.get()) and isinstance(e, list | tuple)
+            and e and all(isinstance(t, torch.Tensor) for t in e) and not any(_writes_list(u.user) for u in value.uses)}
+
+
+def _writes_list(node: Node) -> bool:
+    schema = node.maybe_schema()
+    return schema is None or schema.is_mutable
+
+
+def flatten_tensor_list_inputs(graph: Graph, lengths: dict[int, int]) -> bool:
+    """Replace each `Tensor[]` input of `lengths` (position -> length of its example list) by that many tensor
+    inputs and a ListConstruct first thing; the backend contract allows no list at the function boundary, so
+    the compiled program takes the tensors (tsjit.mlir.iree flattens a list argument):
+
+        graph(%xs : Tensor[])   ->   graph(%xs.0 : Tensor, %xs.1 : Tensor):
+                                       %xs : Tensor[] = prim::ListConstruct(%xs.0, %xs.1)
+    (Like the tuple flattening, this changes the signature, so it does not ask `tsjit.log.opt_allowed()`.)
+    """
+    for index in sorted(lengths, reverse=True):
+        value = graph.inputs[index]
+        elements = [graph.insert_input(index + i, f"{value.debug_name}.{i}").set_type(ts.TensorType.get())
+                    for i in range(lengths[index])]
+        construct = graph.create(prim.ListConstruct, elements)
+        construct.output().set_type(value.type)
+        graph.block.prepend_node(construct)
+        value.replace_all_uses_with(construct.output())
+        graph.erase_input(graph.inputs.index(value))
+    return bool(lengths)
+
+
 def _expand_tuple_input(graph: Graph, index: int) -> None:
     value = graph.inputs[index]
     elements = [graph.insert_input(index + i, f"{value.debug_name}.{i}").set_type(t)
@@ -343,6 +393,33 @@ def _expand_tuple_input(graph: Graph, index: int) -> None:
     graph.block.prepend_node(construct)
     value.replace_all_uses_with(construct.output())
     graph.erase_input(graph.inputs.index(value))
+
+
+def _list_length(result: shapes.Abstract) -> int | None:
+    return len(result.value) if isinstance(result.value, list) else None
+
+
+def unpack_list_result(graph: Graph, length: int | None) -> bool:
+    """Return a `Tensor[]` result of a length refinement found as a tuple of its tensors (the backend contract
+    allows no list at the function boundary; tsjit.mlir.iree makes the tuple a list again by the program's
+    result type):
+
+        %parts : Tensor[] = aten::split(%x, %two, %zero)        %a : Tensor, %b : Tensor = prim::ListUnpack(%parts)
+        return (%parts)                                   ->     %t : (Tensor, Tensor) = prim::TupleConstruct(%a, %b)
+                                                                 return (%t)
+    (It changes the signature the results come back in, so it does not ask `tsjit.log.opt_allowed()`.)
+    """
+    result = graph.outputs[0] if len(graph.outputs) == 1 else None
+    if result is None or result.type != ts.ListType(ts.TensorType.get()) or length is None:
+        return False
+    with graph.insert_point_guard(graph.return_node):
+        unpack = graph.insert_node(graph.create(prim.ListUnpack, [result], length))
+        for output in unpack.outputs:
+            output.set_type(ts.TensorType.get())
+        elements = graph.insert_node(graph.create(prim.TupleConstruct, list(unpack.outputs)))
+        elements.output().set_type(ts.TupleType([ts.TensorType.get()] * length))
+    graph.return_node.replace_input(0, elements.output())
+    return True
 
 
 def flatten_tuple_result(graph: Graph) -> bool:
@@ -620,12 +697,14 @@ def reject_list_mutation_in_control_flow(graph: Graph) -> bool:
 
 def fold_tensor_properties(graph: Graph, device: torch.device = _CPU) -> bool:
     """`prim::device(%t)` -> the constant `device`, `prim::is_cuda(%t)` -> whether it is cuda,
-    `prim::is_nested(%t)` -> False; then `prim::type(%d)` of a constant device -> its type:
+    `prim::is_nested(%t)` -> False, `prim::layout(%t)` -> 0 (strided); then `prim::type(%d)` of a constant
+    device -> its type:
 
         %d : Device = prim::device(%x)                  %d : Device = prim::Constant[value="cpu"]()
         %s : str = prim::type(%d)               ->      %s : str = prim::Constant[value="cpu"]()
     """
-    known = {prim.device: device, prim.is_cuda: device.type == "cuda", prim.is_nested: False}
+    known = {prim.device: device, prim.is_cuda: device.type == "cuda", prim.is_nested: False,
+             prim.layout: 0}  # torch.strided
     changed = _replace_by_constant(graph, [n for n in graph.all_nodes() if n.kind in known and log.opt_allowed()],
                                    lambda node: known[node.kind])
     types = [n for n in graph.all_nodes() if n.kind is prim.type and n.input().node.kind is prim.Constant

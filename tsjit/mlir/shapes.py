@@ -76,12 +76,14 @@ def meta_tensor(sizes: Sequence[int | None], dtype: torch.dtype) -> Abstract:
     return Abstract(torch.empty(shape, dtype=dtype, device="meta"), exact)
 
 
-def refine_types(graph: Graph, arguments: Sequence[Abstract]) -> None:
-    """Run `graph` (and the methods it calls) abstractly and give every value the join of its types."""
+def refine_types(graph: Graph, arguments: Sequence[Abstract]) -> Abstract:
+    """Run `graph` (and the methods it calls) abstractly and give every value the join of its types; the
+    graph's result, as far as it is known."""
     builtins.load()  # the JIT-only ops (`aten::add.int`, `aten::len.t`, ...) run on abstract values too
     propagation = ShapePropagation()
-    propagation.run_graph(graph, list(arguments))
+    result = propagation.run_graph(graph, list(arguments))
     propagation.apply()
+    return result
 
 
 class ShapePropagation:

@@ -104,12 +104,14 @@ _TABLE = (
     ("remove_mutation", f"{_PASSES}.remove_mutation",
      "in-place ops on tensors nothing else observes become out-of-place (writes into select/slice views too)"),
     ("eliminate_static_control_flow", f"{_PASSES}.static_control_flow",
-     "scalar ops on constants folded, constant tuples forwarded, Ifs on constants inlined, constant loops peeled"),
+     "scalar ops on constants folded, constant tuples and list literals forwarded, Ifs on constants inlined, "
+     "constant loops peeled"),
     ("fold_static_types", f"{_PASSES}.fold_static_types",
      "aten::size, aten::dim and prim::dtype of tensors whose refined type states them become constants"),
     # MLIR preparation: torch-mlir's workarounds, in prepare.py's order (each documented there)
     ("decompose_unknown_operators", "tsjit.mlir.decompositions",
-     "operators the torch dialect lacks (aten::diff, soft_margin_loss, ...) replaced by their TorchScript definitions"),
+     "operators the torch dialect lacks or no backend lowers (aten::diff, addmv, expand_copy, ...) replaced by "
+     "their TorchScript definitions"),
     ("remove_profiling", _MLIR, "prim::profile forwards its input"),
     ("fold_tensor_properties", _MLIR,
      "prim::device, is_cuda, is_nested and prim::type of a constant device become constants (cpu by default)"),
@@ -150,6 +152,8 @@ NOT_GRAPH_ONLY: dict[str, str] = {
     "inline_forked_closures": "needs the frontend's clean-up callback, run on every forked graph "
                               "(tsjit/frontend/lift_closures.py)",
     "refine_types": "needs the example arguments' abstract values (tsjit/mlir/shapes.py)",
+    "flatten_tensor_list_inputs": "needs the lengths of the example lists it expands (tsjit/mlir/prepare.py)",
+    "unpack_list_result": "needs the length refinement found for the returned list (tsjit/mlir/prepare.py)",
 }
 
 SHORT_NAMES = {"dce": "eliminate_dead_code", "cse": "eliminate_common_subexpression"}

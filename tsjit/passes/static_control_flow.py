@@ -14,7 +14,8 @@ value semantics). Four rewrites, repeated until none applies, remove it:
 - `forward_tuple_elements`: `prim::TupleUnpack` and `prim::TupleIndex` (constant index) of a `prim::TupleConstruct`
   read its elements, so that constants packed into a tuple (`expected_hidden_size` in nn.LSTM's checks) reach the
   ops that fold them (lower_simple_tuples does the same but also runs dead code elimination without keeping the
-  `aten::_assert_scalar` checks prepare.py inserts);
+  `aten::_assert_scalar` checks prepare.py inserts); likewise `aten::len` and `aten::__getitem__` (constant
+  index) of a `prim::ListConstruct` that nothing mutates (`for t in tensors` over a list of tensors);
 - `inline_constant_ifs`: an If on a constant condition becomes the nodes of the branch it takes;
 - `peel_constant_loops`: a loop that surely runs (constant trip count and constant initial condition) runs its
   first iteration before the loop (without loop unrolling, only a loop that computes no tensors: a product of
@@ -51,8 +52,8 @@ def eliminate_static_control_flow(graph: Graph, unroll_loops: bool = True) -> bo
     """Fold and inline (and peel loops, if asked) until nothing changes."""
     changed = False
     peeled: dict[Node, int] = {}
-    while fold_scalar_constants(graph) | forward_tuple_elements(graph) | inline_constant_ifs(graph) | \
-            peel_constant_loops(graph, peeled, only_scalar_loops=not unroll_loops):
+    while fold_scalar_constants(graph) | forward_tuple_elements(graph) | forward_list_elements(graph) | \
+            inline_constant_ifs(graph) | peel_constant_loops(graph, peeled, only_scalar_loops=not unroll_loops):
         changed = True
     return changed
 
@@ -152,6 +153,34 @@ def forward_tuple_elements(graph: Graph) -> bool:
         node.destroy()
         changed = True
     return changed
+
+
+def forward_list_elements(graph: Graph) -> bool:
+    """`aten::len(%l)` -> a constant and `aten::__getitem__(%l, k)` (constant k) -> the element, where
+    `%l = prim::ListConstruct(...)` is only read (its length and elements are then those it was built with)."""
+    changed = False
+    for node in [n for n in graph.all_nodes() if n.kind in (aten.len, aten.__getitem__)]:
+        construct = node.input(0).node
+        if construct.kind is not prim.ListConstruct or not _only_read(node.input(0)):
+            continue
+        if node.kind is aten.__getitem__ and not (
+                _is_constant_scalar(node.input(1)) and -len(construct.inputs) <= constant_value(node.input(1).node)
+                < len(construct.inputs)):
+            continue
+        if not log.opt_allowed():
+            continue
+        with graph.insert_point_guard(node):
+            result = graph.insert_constant(len(construct.inputs)) if node.kind is aten.len else \
+                construct.inputs[constant_value(node.input(1).node)]
+        node.output().replace_all_uses_with(result)
+        node.destroy()
+        changed = True
+    return changed
+
+
+def _only_read(value: Value) -> bool:
+    schemas = [use.user.maybe_schema() for use in value.uses]
+    return all(schema is not None and not schema.is_mutable for schema in schemas)
 
 
 def inline_constant_ifs(graph: Graph) -> bool:

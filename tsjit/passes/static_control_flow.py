@@ -200,7 +200,7 @@ def peel_constant_loops(graph: Graph, peeled: dict[Node, int], only_scalar_loops
     for loop in [n for n in graph.all_nodes() if n.kind is prim.Loop]:
         if not loop.is_in_block_list():  # inside a loop removed before
             continue
-        if only_scalar_loops and _computes_tensors(loop):
+        if only_scalar_loops and (_computes_tensors(loop) or not _is_counted(loop)):
             continue
         trip, condition = loop.input(0), loop.input(1)
         if not (_is_constant(trip) and _is_constant(condition)):
@@ -218,6 +218,14 @@ def peel_constant_loops(graph: Graph, peeled: dict[Node, int], only_scalar_loops
 
 def _is_constant(value: Value) -> bool:
     return value.node.kind is prim.Constant
+
+
+def _is_counted(loop: Node) -> bool:
+    """Whether the loop's body always continues (a `for`: the trip count alone bounds it). Peeling one iteration
+    off a `while` whose condition depends on the arguments would leave a loop whose start condition is data,
+    which the backends can only run as a counted loop with a flag: counted to INT64_MAX, it never ends."""
+    condition = loop.blocks[0].outputs[0]
+    return _is_constant(condition) and bool(constant_value(condition.node))
 
 
 def _computes_tensors(loop: Node) -> bool:

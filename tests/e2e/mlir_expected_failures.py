@@ -52,7 +52,6 @@ ALIASED_WRITE = ("an in-place write to an input, a view or a module attribute (r
 ISINSTANCE = "prim::isinstance on a type known only at run time has no torch-dialect form"
 SHAPE_REFINEMENT = ("tsjit's shape refinement gives a value a type the program's own types contradict "
                     "(tensor_static_info_cast between incompatible shapes or dtypes)")
-SHAPE_FUNCTION = "torch-mlir's shape function library fails on aten::broadcast_tensors of a list (shape.calculate)"
 OPTIONAL_TENSOR_ARGUMENT = ("an Optional[Tensor] argument left to its None default: the If on it yields a tensor of "
                             "unknown rank, which the backend contract rejects")
 ITEM = "aten::item returns a Scalar (!torch.number), which the backend contract rejects"
@@ -79,7 +78,6 @@ _EVERY_BACKEND: dict[str, str] = {
     'function:assert_isinstance_refines': ISINSTANCE,
     'function:augmented_assignment': ALIASED_WRITE,
     'function:bitwise_on_tensors': _no_op('aten::__xor__'),
-    'function:comprehension_over_tensor_list': LIST_MUTATION,
     'function:device_and_dtype_arguments': STR_RESULT,
     'function:dict_annotated': _dicts('aten::values'),
     'function:dict_comprehension': _dicts('aten::_set_item'),
@@ -129,7 +127,6 @@ _EVERY_BACKEND: dict[str, str] = {
     'function:tensor_item': ITEM,
     'function:tensor_to_number': ITEM,
     'function:torch_functional_module': _no_op('aten::cdist'),
-    'function:torch_functional_split': SHAPE_FUNCTION,
     'function:tuple_input': _no_op('aten::add'),
     'function:two_optionals': OPTIONAL_TENSOR_ARGUMENT,
     'function:union_isinstance': ISINSTANCE,
@@ -151,12 +148,10 @@ _EVERY_BACKEND: dict[str, str] = {
 _LINALG: dict[str, str] = {
     'function:break_in_while_with_else_state': IREE_WHILE,
     'function:casts': _no_lowering('linalg-on-tensors', 'torch.aten.Int.float'),
-    'function:conditional_expression_refinement': _no_lowering('linalg-on-tensors', 'torch.prim.Loop'),
     'function:constant_folding': STR_RESULT,
     'function:early_return_in_nested_loops': IREE_WHILE,
     'function:enumerate_start': _no_lowering('linalg-on-tensors', 'torch.constant.int'),
     'function:for_with_break_uses_counter': IREE_WHILE,
-    'function:functional_softmin_and_dtype': _no_lowering('linalg-on-tensors', 'torch.aten.log_softmax.int'),
     'function:functional_unfold_fold': _no_lowering('linalg-on-tensors', 'torch.aten.im2col'),
     'function:iterate_tensor': _no_lowering('linalg-on-tensors', 'torch.aten.len.Tensor'),
     'function:list_annotated_empty': _no_lowering('linalg-on-tensors', 'torch.constant.int'),
@@ -273,7 +268,6 @@ _STABLEHLO: dict[str, str] = {
     'function:exit_transform_continue': STABLEHLO_SCALARS,
     'function:for_with_break_uses_counter': STABLEHLO_SCALARS,
     'function:functional_max_pool2d_indices': _no_lowering('stablehlo', 'stablehlo.reduce_window'),
-    'function:functional_softmin_and_dtype': STABLEHLO_SCALARS,
     'function:functional_unfold_fold': STABLEHLO_SCALARS,
     'function:if_elif_else': STABLEHLO_SCALARS,
     'function:if_without_else': CONTROL_FLOW,

@@ -30,7 +30,6 @@ from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import Symbol, aten, prim
 from tsjit.mlir.objects import ModuleValue
-from tsjit.ops import builtins
 from tsjit.ops.matching import find_operator_for_node
 
 _UNROLL_LIMIT = 64
@@ -79,7 +78,6 @@ def meta_tensor(sizes: Sequence[int | None], dtype: torch.dtype) -> Abstract:
 def refine_types(graph: Graph, arguments: Sequence[Abstract]) -> Abstract:
     """Run `graph` (and the methods it calls) abstractly and give every value the join of its types; the
     graph's result, as far as it is known."""
-    builtins.load()  # the JIT-only ops (`aten::add.int`, `aten::len.t`, ...) run on abstract values too
     propagation = ShapePropagation()
     result = propagation.run_graph(graph, list(arguments))
     propagation.apply()

@@ -24,7 +24,6 @@ from tsjit.ir.alias_analysis import AliasDb, is_mutable_type
 from tsjit.ir.constants import constant_value, is_wrapped_number
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import aten, prim
-from tsjit.ops import builtins
 from tsjit.ops.matching import find_operator_for_node
 from tsjit.passes.dead_code_elimination import eliminate_dead_code, erase_loop_carried, node_has_side_effects
 
@@ -83,7 +82,6 @@ def _run(node: Node, inputs: list[Any]) -> list[Any] | None:
     schema = node.maybe_schema()
     if schema is None or schema.is_vararg:
         return None
-    builtins.load()  # the JIT-only operators (int and str arithmetic...) have their implementations there
     operator = find_operator_for_node(node)
     if operator is None:
         return None

@@ -38,7 +38,6 @@ from tsjit.ir import types as ts
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.symbols import aten, prim
-from tsjit.ops import builtins
 from tsjit.ops.matching import find_operator_for_node
 from tsjit.passes.constant_propagation import inline_if_branch
 
@@ -60,7 +59,6 @@ def eliminate_static_control_flow(graph: Graph, unroll_loops: bool = True) -> bo
 
 def fold_scalar_constants(graph: Graph) -> bool:
     """Replace scalar ops on constant inputs by their results."""
-    builtins.load()  # the JIT-only scalar ops (`aten::lt.int`, ...) that folding runs
     changed = False
     for node in list(graph.all_nodes()):
         if _foldable(node) and log.opt_allowed():

@@ -239,7 +239,8 @@ class _Propagator:
         raise _Unknown
 
     def rank_rule(self, node: Node) -> list[T.Type | None] | None:
-        """Ranks that follow from the operator alone when int arguments are unknown (`x.view(n, -1)`)."""
+        """Ranks that follow from the operator alone when int arguments are unknown (`x.view(n, -1)`); sizes too
+        for a select at an unknown index."""
         self_type = node.inputs[0].type if node.inputs else None
         if not isinstance(self_type, T.TensorType) or self_type.rank is None or len(node.outputs) != 1:
             return None
@@ -253,7 +254,20 @@ class _Propagator:
         else:
             return None
         dtype = self_type.dtype if self.trust_dtypes else None
-        return [T.TensorType(dtype=dtype, device=self_type.device, sizes=(None,) * rank)]
+        sizes = _selected_sizes(node, self_type) or (None,) * rank
+        return [T.TensorType(dtype=dtype, device=self_type.device, sizes=sizes)]
+
+
+def _selected_sizes(node: Node, self_type: T.TensorType) -> tuple[int | None, ...] | None:
+    """The sizes of `select(self, dim, index)` when `index` is unknown (a loop's counter: `xs[t]`): the index
+    decides only whether the call fails, and the sizes are self's without `dim`, which must be a constant."""
+    if node.kind is not aten.select or node.inputs[1].node.kind is not prim.Constant or self_type.sizes is None:
+        return None
+    dim = _constant(node.inputs[1])
+    rank = len(self_type.sizes)
+    if type(dim) is not int or not -rank <= dim < rank:
+        return None
+    return tuple(s for i, s in enumerate(self_type.sizes) if i != dim % rank)
 
 
 class _Placeholder(NamedTuple):

@@ -25,10 +25,11 @@ and specialize_autograd_zero folds the guards and sums away.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from tsjit.errors import TsjitError
 from tsjit.ir import types as T
-from tsjit.ir.constants import constant_of
+from tsjit.ir.constants import NOT_CONSTANT, constant_of
 from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.symbols import aten, prim
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
@@ -324,32 +325,54 @@ class _Reverse:
 
 def fold_constant_captures(gradient: Gradient) -> None:
     """After f's optimization: the captured values f computes as constants (the broadcast gradients' sizes and
-    the chunks' sizes, once the profiled shapes decided them) copied into df, and dropped from f's outputs and
+    the chunks' sizes, once the profiled shapes decided them, and `_size_if_not_equal` of such sizes, which
+    peephole leaves to us because f returns them) copied into df, and dropped from f's outputs and
     df's inputs."""
     f, df = gradient.f, gradient.df
     start = len(gradient.df_input_vjps) + len(gradient.df_input_captured_inputs)
-    for k in reversed(range(len(gradient.df_input_captured_outputs))):
-        value = f.outputs[gradient.df_input_captured_outputs[k]]
-        sizes = _returned_sizes(value)
-        if value.node.kind is not prim.Constant and sizes is None:
-            continue
-        with df.insert_point_guard(next(df.nodes(), df.return_node)):
-            constant = df.insert_node(df.create_clone(value.node, lambda v: v)).output() \
-                if value.node.kind is prim.Constant else df.insert_constant(sizes, value.type)
-        df.inputs[start + k].replace_all_uses_with(constant)
-        df.erase_input(start + k)
-        del gradient.df_input_captured_outputs[k]
-    _drop_unread_temporaries(gradient)
-    eliminate_dead_code(f)
+    folded = True
+    while folded:  # a size list some `_size_if_not_equal` read is returned only once that one is folded
+        folded = False
+        for k in reversed(range(len(gradient.df_input_captured_outputs))):
+            value = f.outputs[gradient.df_input_captured_outputs[k]]
+            sizes = _returned_sizes(value)
+            if value.node.kind is not prim.Constant and sizes is NOT_CONSTANT:
+                continue
+            with df.insert_point_guard(next(df.nodes(), df.return_node)):
+                constant = df.insert_node(df.create_clone(value.node, lambda v: v)).output() \
+                    if value.node.kind is prim.Constant else df.insert_constant(sizes, value.type)
+            df.inputs[start + k].replace_all_uses_with(constant)
+            df.erase_input(start + k)
+            del gradient.df_input_captured_outputs[k]
+            folded = True
+        _drop_unread_temporaries(gradient)
+        eliminate_dead_code(f)
 
 
-def _returned_sizes(value: Value) -> list[int] | None:
-    """The ints of a list of int constants that f only returns (for df, which reads it), or None."""
+def _returned_sizes(value: Value) -> Any:
+    """What a size value that f only returns (for df, which reads it) surely is: the ints of a list of int
+    constants, or the result of `_size_if_not_equal` of two such lists (None when equal, a broadcast gradient's
+    size otherwise); NOT_CONSTANT when it is not known."""
     node = value.node
-    if node.kind is not prim.ListConstruct or any(use.user is not node.owning_graph.return_node for use in value.uses):
-        return None
-    elements = [constant_of(v) for v in node.inputs]
-    return elements if all(type(e) is int for e in elements) else None  # type: ignore[return-value]
+    if any(use.user is not node.owning_graph.return_node for use in value.uses):
+        return NOT_CONSTANT
+    if node.kind is aten._size_if_not_equal:
+        sizes = [_constant_ints(v) for v in node.inputs]
+        if NOT_CONSTANT in sizes:
+            return NOT_CONSTANT
+        return None if sizes[0] == sizes[1] else sizes[0]
+    return _constant_ints(value)
+
+
+def _constant_ints(value: Value) -> Any:
+    """The ints of an int-list constant or of a prim::ListConstruct of int constants, or NOT_CONSTANT."""
+    node = value.node
+    if node.kind is not prim.ListConstruct and node.kind is not prim.Constant:
+        return NOT_CONSTANT
+    elements = constant_of(value) if node.kind is prim.Constant else [constant_of(v) for v in node.inputs]
+    if not isinstance(elements, list):
+        return NOT_CONSTANT
+    return elements if all(type(e) is int for e in elements) else NOT_CONSTANT
 
 
 def _drop_unread_temporaries(gradient: Gradient) -> None:

@@ -52,6 +52,7 @@ from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import Symbol, aten, prim
 from tsjit.ir.types import FloatType, IntType, TensorType, TupleType, Type
+from tsjit.passes.inliner import insert_graph
 
 FUSIBLE_DTYPES = (torch.float32, torch.float64)
 _CPU = torch.device("cpu")
@@ -72,7 +73,58 @@ def fuse_graph(graph: Graph) -> bool:
     for node in list(graph.all_nodes()):
         for block in node.blocks:
             fuser.group_block(block)
-    return fuser.create_fusion_groups() or changed
+    changed = fuser.create_fusion_groups() or changed
+    return merge_adjacent_groups(graph) or changed
+
+
+def merge_adjacent_groups(graph: Graph) -> bool:
+    """Two FusionGroups next to each other become one (one kernel call instead of two) when the second reads
+    what the first computes or both read a same value, the merged group's outputs may share one shape and it
+    stays within MAX_GROUP_SIZE. The walk above pulls a producer only while no reader sits between it and the
+    group, so a value read by several consumers (a backward graph's gradient of a chunked value, read by the
+    gradient of each piece) leaves one group per consumer, side by side. Unrelated groups stay apart."""
+    changed = False
+    for block in [graph.block, *(b for n in list(graph.all_nodes()) for b in n.blocks)]:
+        node = block.return_node.next
+        while node is not block.return_node:
+            following = node.next
+            if (node.kind is prim.FusionGroup and following.kind is prim.FusionGroup
+                    and _can_merge(node, following) and log.opt_allowed()):
+                node = _merge(graph, node, following)
+                changed = True
+            else:
+                node = following
+    return changed
+
+
+def _can_merge(first: Node, second: Node) -> bool:
+    size = sum(1 for group in (first, second) for n in group.g("Subgraph").nodes() if n.kind is not prim.Constant)
+    if size > MAX_GROUP_SIZE:
+        return False
+    if not any(v.node is first or v in first.inputs for v in second.inputs):
+        return False
+    dtypes = {v.type.dtype for group in (first, second) for v in group.outputs}
+    outputs = [v for v in first.outputs if any(u.user is not second for u in v.uses)] + list(second.outputs)
+    return len(dtypes) == 1 and all(_same_shape(v.type, outputs[0].type) for v in outputs)
+
+
+def _merge(graph: Graph, first: Node, second: Node) -> Node:
+    """Both groups' nodes put back in the graph, in order, and grouped again as one."""
+    nodes: list[Node] = []
+    for group in (first, second):
+        with graph.insert_point_guard(group):
+            start = group.prev
+            outputs = insert_graph(graph, group.g("Subgraph"), list(group.inputs))
+            node = start.next
+            while node is not group:
+                nodes.append(node)
+                node = node.next
+        for old, new in zip(group.outputs, outputs):
+            old.replace_all_uses_with(new)
+        group.destroy()
+    merged = create_fusion_group(graph, [n for n in nodes if n.kind is not prim.Constant])
+    log.graph_update(f"merged two adjacent fusion groups into {merged.kind}")
+    return merged
 
 
 def constant_chunks(graph: Graph) -> bool:

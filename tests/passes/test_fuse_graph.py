@@ -296,6 +296,39 @@ def test_independent_chains_become_separate_groups() -> None:
     assert groups(graph) == [["aten::sin", "aten::cos"], ["aten::sin", "aten::cos"]]
 
 
+def test_adjacent_groups_sharing_a_value_merge_into_one() -> None:
+    """%a is read by both chains: the second chain's group cannot pull its producer past the first chain's
+    reader, so the walk leaves two groups side by side, which then merge (one kernel, as a backward graph's
+    gradients of chunk pieces)."""
+    graph = fuse("""
+        graph(%x : F, %y : F):
+          %a : F = aten::sigmoid(%x)
+          %b : F = aten::mul(%a, %y)
+          %c : F = aten::tanh(%b)
+          %d : F = aten::mul(%a, %x)
+          %e : F = aten::neg(%d)
+          return (%c, %e)""", changed=True)
+    assert groups(graph) == [["aten::sigmoid", "aten::mul", "aten::tanh", "aten::mul", "aten::neg"]]
+    (group,) = [n for n in graph.nodes() if n.kind is prim.FusionGroup]
+    assert [v.debug_name for v in group.outputs] == ["c", "e"]
+    x, y = torch.randn(5), torch.randn(5)
+    a = torch.sigmoid(x)
+    torch.testing.assert_close(run_graph(graph, x, y), (torch.tanh(a * y), -(a * x)))
+
+
+def test_adjacent_groups_of_other_shapes_stay_apart() -> None:
+    """A kernel writes outputs of one shape: a group reading the other's result stays apart when their outputs
+    differ in size (here one broadcasts the other's)."""
+    graph = fuse("""
+        graph(%x : Float(1, device=cpu), %y : Float(4, device=cpu)):
+          %a : Float(1, device=cpu) = aten::sigmoid(%x)
+          %b : Float(1, device=cpu) = aten::tanh(%a)
+          %c : Float(4, device=cpu) = aten::mul(%y, %a)
+          %d : Float(4, device=cpu) = aten::neg(%c)
+          return (%b, %d)""")
+    assert groups(graph) == [["aten::sigmoid", "aten::tanh"], ["aten::mul", "aten::neg"]]
+
+
 def test_in_the_pass_test_shape():
     check_pass(fuse_graph, f"""
 graph(%x : {F}, %y : {F}):

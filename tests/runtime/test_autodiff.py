@@ -379,3 +379,25 @@ def test_profiled_sizes_fold_the_broadcast_sizes_and_other_sizes_take_the_genera
     for inputs in ((_double(3, 4), _double(1, 4)), (_double(3, 4), _double(3, 4)), (_double(3, 4), _double(1, 4))):
         expected = torch.autograd.grad(add_broadcast_alpha(*inputs).sum(), inputs)
         torch.testing.assert_close(torch.autograd.grad(scripted(*inputs).sum(), inputs), expected)
+
+
+def rnn_steps(xs, h, w):
+    for t in range(xs.size(0)):
+        h = torch.tanh(torch.mm(xs[t], w) + h) * torch.sigmoid(h)
+    return h
+
+
+def test_a_loop_over_a_sequence_splits_with_the_profiled_sizes() -> None:
+    """`xs[t]` at the loop counter keeps the sizes of a step, so the forward graph of the loop body's
+    DifferentiableGraph computes no sizes for df (the broadcast sizes of its adds are df's constants), as in the
+    cell called once; the gradients are eager's. Eight steps: the loop unrolled by eight runs once, its
+    remainder loop never (nothing profiled there)."""
+    scripted = tsjit.script(rnn_steps)
+    inputs = (_double(8, 2, 4), _double(2, 4), _double(4, 4))
+    graph = scripted.graph_for(*inputs)
+    forward_kinds = [{str(n.kind) for n in unpack_gradient(node).f.all_nodes()}
+                     for node in differentiable_graphs(graph) if node.has_attribute("Fallback")]
+    assert any("prim::FusionGroup" in kinds and not {"aten::size", "aten::_size_if_not_equal"} & kinds
+               for kinds in forward_kinds), f"every forward graph computes sizes:\n{graph}"
+    expected = torch.autograd.grad(rnn_steps(*inputs).sum(), inputs)
+    torch.testing.assert_close(torch.autograd.grad(scripted(*inputs).sum(), inputs), expected)

@@ -29,7 +29,8 @@ only if the group reads all its pieces (a piece read elsewhere is a view, which 
 group is a contiguous run of nodes; it becomes one FusionGroup node whose Subgraph holds the nodes (the
 constants they read copied in) and returns the values read outside the group. A group stops growing at
 MAX_GROUP_SIZE nodes (the nodes before it start another). A group of a single operator is left alone: fusing it
-would only put a guard in front of one eager kernel. The seed's LSTM cell fuses into one
+would only put a guard in front of one eager kernel. Groups left side by side that read each other's results
+or a same value then merge into one (merge_adjacent_groups). The seed's LSTM cell fuses into one
 group taking the two matmuls' results, the biases and the cell state: the bias adds, the chunk, the gates.
 
 Fusion breaks autograd, so graphs with an input that requires grad are left alone (seed: post-derivative

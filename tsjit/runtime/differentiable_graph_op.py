@@ -118,7 +118,7 @@ class DifferentiableGraphOp:
     def __call__(self, *inputs: Any) -> Any:
         real = self.gradient.f_real_outputs
         if torch.is_grad_enabled() and any(isinstance(v, torch.Tensor) and v.requires_grad for v in inputs):
-            outputs = _DifferentiableFunction.apply(self, *inputs)
+            outputs = _apply(self, inputs)
         else:  # nothing to differentiate: f alone
             outputs = self.run_f(inputs)
         return outputs[0] if real == 1 else tuple(outputs[:real])
@@ -190,6 +190,21 @@ class _DifferentiableFunction(torch.autograd.Function):
         real = gradient.f_real_outputs
         vjps = [grads[i] if i < real else None for i in gradient.df_input_vjps]
         return (None, *op.input_gradients(vjps + captured))
+
+
+# torch._C._FunctionBase.apply for _DifferentiableFunction: what Function.apply calls after its Python part
+_C_APPLY = super(torch.autograd.Function, _DifferentiableFunction).apply
+_unwrap_if_dead = torch._C._functorch.unwrap_if_dead
+
+
+def _apply(op: DifferentiableGraphOp, inputs: Sequence[Any]) -> Any:
+    """`_DifferentiableFunction.apply(op, *inputs)`. Outside functorch transforms, Function.apply only unwraps
+    dead functorch wrappers (done here in the one pass over the inputs) and calls the C apply: its Python part
+    (a generator over the arguments, the setup_context and transform checks) cost more per call than the
+    autograd node itself."""
+    if torch._C._are_functorch_transforms_active():
+        return _DifferentiableFunction.apply(op, *inputs)
+    return _C_APPLY(op, *[_unwrap_if_dead(v) if isinstance(v, torch.Tensor) else v for v in inputs])
 
 
 class _Temporaries(torch.autograd.Function):

@@ -115,11 +115,9 @@ def _merge(graph: Graph, first: Node, second: Node) -> Node:
     for group in (first, second):
         with graph.insert_point_guard(group):
             start = group.prev
+            assert start is not None  # a block's first node follows its param node
             outputs = insert_graph(graph, group.g("Subgraph"), list(group.inputs))
-            node = start.next
-            while node is not group:
-                nodes.append(node)
-                node = node.next
+            nodes += _between(start, group)
         for old, new in zip(group.outputs, outputs):
             old.replace_all_uses_with(new)
         group.destroy()

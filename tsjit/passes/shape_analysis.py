@@ -254,8 +254,8 @@ class _Propagator:
         else:
             return None
         dtype = self_type.dtype if self.trust_dtypes else None
-        sizes = _selected_sizes(node, self_type) or (None,) * rank
-        return [T.TensorType(dtype=dtype, device=self_type.device, sizes=sizes)]
+        known = _selected_sizes(node, self_type) or (None,) * rank
+        return [T.TensorType(dtype=dtype, device=self_type.device, sizes=known)]
 
 
 def _selected_sizes(node: Node, self_type: T.TensorType) -> tuple[int | None, ...] | None:

@@ -39,11 +39,10 @@ from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.symbols import aten, prim
 from tsjit.ops.matching import find_operator_for_node
-from tsjit.passes.constant_propagation import inline_if_branch
+from tsjit.passes.constant_propagation import IDENTITY_TESTS, inline_if_branch
 
 UNROLL_LIMIT = 64
 _FOLDABLE_TYPES = (ts.IntType, ts.FloatType, ts.BoolType)
-_IDENTITY_TESTS = frozenset({aten.__is__, aten.__isnot__})
 _SIDE_EFFECTS = frozenset({prim.Print, aten.warn, prim.RaiseException, prim.Uninitialized})
 
 
@@ -67,7 +66,7 @@ def fold_scalar_constants(graph: Graph) -> bool:
 
 
 def _foldable(node: Node) -> bool:
-    if node.kind in _IDENTITY_TESTS and node.input(0) is node.input(1):
+    if node.kind in IDENTITY_TESTS and node.input(0) is node.input(1):
         return True
     if node.kind is prim.ListUnpack:
         return _is_constant(node.input()) and len(constant_value(node.input().node)) == len(node.outputs)
@@ -107,7 +106,7 @@ def _value_of(value: Value):
 
 
 def _fold(graph: Graph, node: Node) -> bool:
-    if node.kind in _IDENTITY_TESTS and node.input(0) is node.input(1):
+    if node.kind in IDENTITY_TESTS and node.input(0) is node.input(1):
         return _replace_by_constants(graph, node, [node.kind is aten.__is__])
     if node.kind is prim.ListUnpack:
         return _replace_by_constants(graph, node, constant_value(node.input().node))

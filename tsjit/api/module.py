@@ -307,7 +307,7 @@ class ScriptMethod:
         if args and args[0] is self.owner:
             args = args[1:]
         inputs = bind_arguments(self.schema_without_self(), args, kwargs)
-        return runtime_function(self.function).executor.get_plan([self.owner._c, *inputs]).graph
+        return runtime_function(self.function).executor.graph_for([self.owner._c, *inputs])
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # torch.compile traces this call: it reads the graph as Python, made on its request (torch_compile_plans.py)

@@ -9,14 +9,19 @@
 - tsjit.trace over Python code calling torch.jit's compiled functions (scripted or traced) records calls of their
   converted graphs, and calls of a torch.jit submodule's methods as prim::CallMethod: never their results as
   constants, so the trace runs as eager does on other inputs.
+- tsjit.trace over a call of a scripted module's method whose module is not part of the trace raises, as
+  torch.jit's tracer does (with no module value to call it on, recording its operators would fix its branches).
 - torch.compile over a tsjit function, a tsjit module and a function or module loaded from an archive compiles,
-  fullgraph=True included (skipped where torch.compile cannot run).
+  fullgraph=True included (skipped where torch.compile cannot run), also for modules scripted and called before
+  torch._dynamo was first imported; torch._dynamo first imported inside a tsjit trace still compiles plain
+  nn.Modules afterwards (both in subprocesses: they are about the order of imports).
 """
 
 from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -24,9 +29,9 @@ from pathlib import Path
 
 import pytest
 import torch
-import torch._dynamo  # noqa: F401  (before any trace: see test_torch_compile_over_tsjit_modules_...)
 
 import tsjit
+from tsjit.errors import TsjitError
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::torch.jit.TracerWarning")
 
@@ -209,6 +214,45 @@ def test_tsjit_trace_records_calls_of_a_torch_jit_submodules_methods() -> None:
         assert torch.equal(traced(x), model(x))
 
 
+class Branching(torch.nn.Module):
+    def forward(self, x):
+        if bool(x.sum() > 0):
+            return x * 2
+        return x - 2
+
+    @torch.jit.export
+    def shifted(self, x, k: int = 2):
+        return x + k
+
+
+def _not_part_of_the_trace_message(tracer, model) -> str:
+    with pytest.raises(RuntimeError) as raised:
+        tracer(model, torch.ones(3))
+    return re.sub(r"<\S+ object at 0x[0-9a-f]+>", "<module>", str(raised.value))
+
+
+@pytest.mark.parametrize("how", ["torch.jit.script", "torch.jit.trace", "tsjit.script"])
+@pytest.mark.parametrize("method", ["forward", "shifted"])
+def test_tsjit_trace_of_a_scripted_module_outside_the_trace_raises_as_torch_jit(how, method) -> None:
+    """A function traced by tsjit calls a scripted module that is no submodule of anything traced: torch.jit's
+    tracer raises (the oracle, for torch.jit's own modules); so does tsjit's, a TsjitError with the same message,
+    instead of recording the method's operators with its branch fixed."""
+    make = {"torch.jit.script": lambda: torch.jit.script(Branching()),
+            "torch.jit.trace": lambda: torch.jit.trace(Branching(), torch.ones(3)),
+            "tsjit.script": lambda: tsjit.script(Branching())}[how]
+    module = make()
+
+    def calls_module(x):
+        return getattr(module, method)(x) + 1
+
+    oracle = torch.jit.script(Branching())
+    expected = _not_part_of_the_trace_message(torch.jit.trace, lambda x: getattr(oracle, method)(x) + 1)
+    assert "is not part of the active trace" in expected
+    with pytest.raises(TsjitError):
+        tsjit.trace(calls_module, torch.ones(3))
+    assert _not_part_of_the_trace_message(tsjit.trace, calls_module) == expected
+
+
 def test_torch_jit_calls_outside_traces_go_to_torch_jit() -> None:
     """The calls are replaced only while tsjit traces."""
     original = torch._C.ScriptFunction.__call__
@@ -269,11 +313,9 @@ def _loaded(scripted):
 @pytest.mark.parametrize("what", ["module", "loaded module", "loaded function"])
 def test_torch_compile_over_tsjit_modules_and_loaded_functions_compiles(what) -> None:
     """With no Python source to trace, torch.compile traces the method's graph as straight-line Python (made when
-    the module is scripted or loaded after torch.compile is in use: runtime/torch_compile_plans.py).
+    torch.compile first asks for it: runtime/torch_compile_plans.py)."""
+    import torch._dynamo  # the tests may use it (tsjit never imports it)
 
-    torch._dynamo is imported with this file (the tests may use it; tsjit never imports it): imported first while
-    tsjit traces (torch's own `_disable_dynamo` wrappers import it on their first call), it would take tsjit's
-    stand-in for torch._C._get_tracing_state into its tables and could no longer trace nn.Module.__call__."""
     torch._dynamo.reset()  # each case compiles afresh
     model = LinearRelu()
     x = torch.randn(4, 3)
@@ -287,3 +329,97 @@ def test_torch_compile_over_tsjit_modules_and_loaded_functions_compiles(what) ->
     if what == "module":  # inside a compiled caller too
         caller = torch.compile(lambda *a: compiled_object(*a) - 1, backend="eager", fullgraph=True)
         torch.testing.assert_close(caller(*args), expected - 1)
+
+
+def _run_program(tmp_path, source: str) -> list[str]:
+    """A program in a fresh process (a file: scripting reads the source); its output lines."""
+    program = tmp_path / "program.py"
+    program.write_text(source)
+    done = subprocess.run([sys.executable, str(program)], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, f"exit status {done.returncode}:\n{done.stderr[-3000:]}"
+    return done.stdout.split("\n")
+
+
+SCRIPTED_AND_CALLED_BEFORE_DYNAMO = textwrap.dedent("""
+    import io
+    import sys
+    import torch
+    import tsjit
+
+    class LinearRelu(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = torch.nn.Linear(3, 3)
+            self.inner = torch.nn.Sequential(torch.nn.Tanh(), torch.nn.Linear(3, 2))
+
+        def forward(self, x, scale: float = 2.0):
+            return self.inner(torch.relu(self.linear(x)) * scale)
+
+    model, x = LinearRelu(), torch.randn(4, 3)
+    scripted = tsjit.script(model)
+    scripted(x), scripted(x)  # plans, entries and fused kernels made before torch.compile is first used
+    buffer = io.BytesIO()
+    tsjit.save(scripted, buffer)
+    buffer.seek(0)
+    loaded = tsjit.load(buffer)
+    loaded(x)
+    print("dynamo before", "torch._dynamo" in sys.modules)
+    for module in (scripted, loaded):
+        torch.testing.assert_close(torch.compile(module, backend="eager", fullgraph=True)(x), model(x))
+        caller = torch.compile(lambda a: module(a, 3.0) - 1, backend="eager", fullgraph=True)
+        torch.testing.assert_close(caller(x), model(x, 3.0) - 1)
+    print("compiled", 2)
+    # the mark tsjit sets on prepare_for_torch_compile is the one torch.compiler.assume_constant_result sets
+    print("mark", getattr(torch.compiler.assume_constant_result(lambda: 0), "_dynamo_marked_constant", None))
+""")
+
+
+@torch_compile
+def test_torch_compile_fullgraph_over_modules_scripted_and_called_before_dynamo_was_imported(tmp_path) -> None:
+    """The straight-line Python torch.compile traces is made when torch.compile first asks for it, not when the
+    module is scripted or called: no graph break however late torch._dynamo is first imported."""
+    assert _run_program(tmp_path, SCRIPTED_AND_CALLED_BEFORE_DYNAMO)[:3] == ["dynamo before False", "compiled 2",
+                                                                            "mark True"]
+
+
+DYNAMO_IMPORTED_DURING_A_TRACE = textwrap.dedent("""
+    import sys
+    import torch
+    import torch.nn.functional as F
+    import tsjit
+
+    tsjit.trace(lambda x: F.layer_norm(x, (3,)) * 2, torch.ones(2, 3))  # operators recorded through a dispatch mode
+    print("dynamo after a trace", "torch._dynamo" in sys.modules)
+
+    def imports_dynamo(x):
+        import torch._dynamo  # noqa: F401  (as torch's own _disable_dynamo wrappers do on their first call)
+        return x * 2
+
+    tsjit.trace(imports_dynamo, torch.ones(3))
+    x = torch.randn(2, 3)
+    linear = torch.nn.Linear(3, 3)
+    torch.testing.assert_close(torch.compile(linear, backend="eager", fullgraph=True)(x), linear(x))
+    # a module called inside compiled code: torch.compile traces Module.__call__, which asks
+    # torch._C._get_tracing_state()
+    sequential = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.ReLU())
+    sequential.register_forward_hook(lambda module, inputs, output: output * 2)
+    torch.testing.assert_close(torch.compile(lambda a: sequential(a) + 1, backend="eager", fullgraph=True)(x),
+                               sequential(x) + 1)
+    scripted = tsjit.script(torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.ReLU()))
+    torch.testing.assert_close(torch.compile(lambda a: scripted(a) + 1, backend="eager", fullgraph=True)(x),
+                               scripted(x) + 1)
+    print("compiled", 3)
+    traced = tsjit.trace(lambda a: a * 3 if torch.jit.is_tracing() else a, torch.ones(3))
+    print("traced after", torch.equal(traced(x), x * 3), torch.jit.is_tracing(), torch._C._get_tracing_state())
+""")
+
+
+@torch_compile
+def test_torch_compile_after_dynamo_was_first_imported_inside_a_tsjit_trace(tmp_path) -> None:
+    """torch._dynamo builds its tables of torch functions from `torch._C`'s attributes on import: imported while
+    tsjit traces, they hold tsjit's stand-ins for the tracing questions, which then stay in place (answering as
+    torch's own outside traces), so torch.compile still traces Module.__call__. tsjit's own tracing never
+    imports torch._dynamo."""
+    assert _run_program(tmp_path, DYNAMO_IMPORTED_DURING_A_TRACE)[:3] == [
+        "dynamo after a trace False", "compiled 3", "traced after True False None"]

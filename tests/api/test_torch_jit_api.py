@@ -94,10 +94,24 @@ def test_code_with_constants_names_the_constant_table_as_torch_jit():
 def test_module_graph_for_is_forward_specialized_to_the_arguments(jit):
     module = jit.script(Affine())
     x = torch.randn(4, 3)
-    module(x)
+    for _ in range(3):  # torch.jit's plan optimized for good (profiled runs done), whatever ran before
+        module(x)
     graph = module.graph_for(x)
     assert "Float(" in str(graph)  # specialized (torch.jit: profiled) to the float input
     assert str(graph) == str(module.forward.graph_for(module, x))  # a method's takes the module first
+
+
+class PointwiseModule(nn.Module):
+    def forward(self, x):
+        return torch.relu(x) * 2 + 1
+
+
+def test_module_graph_for_before_any_call_is_the_optimized_graph():
+    """As a function's: the arguments' plan profiles on them first, so the graph is the optimized one (fused
+    behind a type check), not the profiling plan (`tsjit show --plan` of a module printed prim::profile nodes)."""
+    module = tsjit.script(PointwiseModule())
+    graph_kinds = {str(node.kind) for node in module.graph_for(torch.randn(4, 3)).all_nodes()}
+    assert "prim::profile" not in graph_kinds and {"prim::TypeCheck", "prim::FusionGroup"} <= graph_kinds
 
 
 def plus_three(x: int) -> int:

@@ -13,7 +13,7 @@ from typing import Any, BinaryIO
 
 import torch
 
-from tsjit.api.module import ScriptModule, prepared_for_torch_compile, wrap_module
+from tsjit.api.module import ScriptModule, wrap_module
 from tsjit.errors import TsjitError
 from tsjit.passes.inliner import inline_calls
 from tsjit.serialization import deserializer, serializer
@@ -33,7 +33,7 @@ def load(path_or_file: str | os.PathLike | BinaryIO | bytes, _extra_files: dict[
     Pass `trusted=False` for an archive from a source you do not trust (serialization/untrusted.py, and the
     README's threat model)."""
     root, class_hooks = deserializer.load(path_or_file, _extra_files, map_location, _limits, trusted)
-    return prepared_for_torch_compile(wrap_module(root, class_hooks))
+    return wrap_module(root, class_hooks)
 
 
 def export_opnames(m: ScriptModule) -> list[str]:

@@ -79,7 +79,7 @@ from tsjit.ir.objects import Object
 from tsjit.ir.schema import FunctionSchema
 from tsjit.passes.inliner import inline_calls
 from tsjit.runtime.function import runtime_function
-from tsjit.runtime.torch_compile_plans import plan_for_torch_compile, prepare_for_torch_compile
+from tsjit.runtime.torch_compile_plans import prepare_for_torch_compile
 from tsjit.runtime.torch_jit_tracer import run_for_torch_jit_tracer
 from tsjit.serialization import method_code, method_code_with_constants
 
@@ -98,21 +98,13 @@ def script_module(nn_module: torch.nn.Module) -> RecursiveScriptModule:
         return converted_module(nn_module)
     count = _modules_to_script(nn_module)
     if count < PROGRESS_MIN_MODULES or getattr(_scripting, "bar", None) is not None:
-        return prepared_for_torch_compile(create_script_module(nn_module, module_concrete_type(nn_module)))
+        return create_script_module(nn_module, module_concrete_type(nn_module))
     with progress.bar(f"scripting {type(nn_module).__name__}", count, unit="module") as bar:
         _scripting.bar = bar
         try:
-            return prepared_for_torch_compile(create_script_module(nn_module, module_concrete_type(nn_module)))
+            return create_script_module(nn_module, module_concrete_type(nn_module))
         finally:
             _scripting.bar = None
-
-
-def prepared_for_torch_compile(module: RecursiveScriptModule) -> RecursiveScriptModule:
-    """The module, its `forward` made ready for torch.compile if that is loaded (runtime/torch_compile_plans.py)."""
-    forward = module._c.type.methods.get("forward")
-    if forward is not None:
-        prepare_for_torch_compile(forward)
-    return module
 
 
 def _modules_to_script(module: torch.nn.Module) -> int:
@@ -315,14 +307,13 @@ class ScriptMethod:
         if args and args[0] is self.owner:
             args = args[1:]
         inputs = bind_arguments(self.schema_without_self(), args, kwargs)
-        return runtime_function(self.function).executor.get_plan([self.owner._c, *inputs]).graph
+        return runtime_function(self.function).executor.graph_for([self.owner._c, *inputs])
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if is_dynamo_compiling():  # torch.compile traces this call: it reads the graph as Python, if made
-            plan = plan_for_torch_compile(self.function)
-            if plan is not None:
-                binder = ArgumentBinder(self.schema_without_self())
-                return binder.result(plan(self.owner._c, *binder.bind(args, kwargs)))
+        # torch.compile traces this call: it reads the graph as Python, made on its request (torch_compile_plans.py)
+        if is_dynamo_compiling() and prepare_for_torch_compile(self.function):
+            binder = ArgumentBinder(self.schema_without_self())
+            return binder.result(self.function.torch_compile_plan(self.owner._c, *binder.bind(args, kwargs)))
         owner = self.owner
         call = owner.__dict__["_method_calls"].get(self.function)
         if call is not None and call.entry is not None and not kwargs and get_tracing_state() is None \
@@ -340,7 +331,6 @@ class ScriptMethod:
         inputs = binder.bind(args, kwargs)
         if call is None:  # the graph is optimized once the first call's arguments have passed their checks
             call = owner.__dict__["_method_calls"][self.function] = MethodCall(binder, runtime_function(self.function))
-            prepare_for_torch_compile(self.function)
         runtime = call.runtime
         state = get_tracing_state()
         if state is None:

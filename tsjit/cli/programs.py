@@ -19,10 +19,8 @@ import torch
 
 from tsjit.api import ScriptFunction, ScriptModule, script
 from tsjit.api.archive import load
-from tsjit.api.function import ArgumentBinder
 from tsjit.cli.common import CommandError
 from tsjit.ir.graph import Graph
-from tsjit.runtime.function import runtime_function
 
 
 @dataclass
@@ -61,11 +59,7 @@ class Program:
 
     def plan_graph(self, inputs: tuple[Any, ...]) -> Graph:
         """The graph the executor runs for these inputs: specialized to their types and optimized."""
-        if not self.is_module:
-            return self.compiled.graph_for(*inputs)
-        method = self.method
-        bound = ArgumentBinder(method.schema_without_self()).bind(inputs, {})
-        return runtime_function(method.function).executor.get_plan([self.compiled._c, *bound]).graph
+        return self.method.graph_for(*inputs)
 
 
 def load_program(text: str, method: str = "forward", trusted: bool = False) -> Program:

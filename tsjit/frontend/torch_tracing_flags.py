@@ -10,9 +10,15 @@ Library code asks and takes shortcuts a trace must not record when the answer is
 `torch.jit.is_tracing()` returns `torch._C._is_tracing()`, and torch.nn.functional, torch.distributions and
 Module.__call__ ask `torch._C._get_tracing_state()` directly: both only know torch.jit's C++ tracer. While at
 least one tsjit trace runs, these two bindings of `torch._C` are replaced by functions that answer for the tsjit
-trace of the calling thread and defer to the originals on every other thread; when the last trace ends the
-originals are put back. No C++ TracingState is ever created: one would make torch.jit's tracer record (and
-dispatch) tsjit's own calls.
+trace of the calling thread and defer to the originals on every other thread and outside traces; when the last
+trace ends the originals are put back. No C++ TracingState is ever created: one would make torch.jit's tracer record
+(and dispatch) tsjit's own calls.
+
+Except when torch._dynamo was first imported while they were in place (by the traced code, or by another thread):
+its tables of torch functions (what it constant-folds, what it may call) are built on import from the attributes of
+`torch._C`, so they hold the replacements, and torch.compile could no longer trace the originals (Module.__call__
+asks `torch._C._get_tracing_state()`). The replacements then stay, for good: outside traces they answer as the
+originals do.
 """
 
 from __future__ import annotations
@@ -79,6 +85,8 @@ def _get_tracing_state() -> Any:
 REPLACED_WHILE_TRACING: list[tuple[Any, str, Any]] = [(torch._C, "_is_tracing", is_tracing),
                                                       (torch._C, "_get_tracing_state", _get_tracing_state)]
 _replaced: list[Any] = []  # the originals, while replaced
+_dynamo_was_loaded = False  # whether torch._dynamo was imported when the replacements were put in place
+_kept = False  # whether the replacements stay for good (torch._dynamo was imported while they were in place)
 
 
 @contextlib.contextmanager
@@ -87,16 +95,31 @@ def torch_sees_tracing() -> Iterator[None]:
     replacements of REPLACED_WHILE_TRACING are in place)."""
     global _active_traces
     with _lock:
-        if _active_traces == 0:
-            _replaced[:] = [getattr(owner, name) for owner, name, _ in REPLACED_WHILE_TRACING]
-            for owner, name, replacement in REPLACED_WHILE_TRACING:
-                setattr(owner, name, replacement)
+        if _active_traces == 0 and not _kept:
+            _replace()
         _active_traces += 1
     try:
         yield
     finally:
         with _lock:
             _active_traces -= 1
-            if _active_traces == 0:
-                for (owner, name, _), original in zip(REPLACED_WHILE_TRACING, _replaced):
-                    setattr(owner, name, original)
+            if _active_traces == 0 and not _kept:
+                _put_back()
+
+
+def _replace() -> None:
+    global _dynamo_was_loaded
+    _dynamo_was_loaded = "torch._dynamo" in sys.modules
+    _replaced[:] = [getattr(owner, name) for owner, name, _ in REPLACED_WHILE_TRACING]
+    for owner, name, replacement in REPLACED_WHILE_TRACING:
+        setattr(owner, name, replacement)
+
+
+def _put_back() -> None:
+    """The originals back in place, unless torch._dynamo was imported meanwhile and holds the replacements."""
+    global _kept
+    if not _dynamo_was_loaded and "torch._dynamo" in sys.modules:
+        _kept = True
+        return
+    for (owner, name, _), original in zip(REPLACED_WHILE_TRACING, _replaced):
+        setattr(owner, name, original)

@@ -397,12 +397,15 @@ class TracingState:
 
     def record_method_call(self, module, function, inputs: list[Any], run: Callable[[], Any]) -> Any:
         """A method of a scripted submodule called while tracing a module: `prim::CallMethod` on the submodule
-        (read with prim::GetAttr), keeping the method's control flow. Outside a traced module the method's
-        operators are recorded one by one (torch.jit inlines it too)."""
+        (read with prim::GetAttr), keeping the method's control flow. A scripted module that is not part of the
+        traced module (or called from a traced function) has no value in the graph to call the method on: an
+        error, as torch.jit's (recording its operators instead would fix its branches to this call's)."""
         with self.recording():
             owner = self.frame.module_value(module)
         if owner is None:
-            return run()
+            raise TsjitError(f"Tried to trace <{module._c.type.qualified_name} object at {hex(id(module))}> but it is "
+                             "not part of the active trace. Modules that are called during a trace must be "
+                             "registered as submodules of the thing being traced.")
         return self._record_call(prim.CallMethod, lambda: owner, function.schema.arguments[1:], inputs, run,
                                  function.name)
 
@@ -530,6 +533,10 @@ class DispatchedCall(NamedTuple):
 
 class DispatchProbe(TorchDispatchMode):
     """Notes the operators a call dispatches (only the outermost: operators run inside them are not seen)."""
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        return False  # else TorchDispatchMode wraps __torch_dispatch__ in a guard that imports torch._dynamo
 
     def __init__(self):
         super().__init__()

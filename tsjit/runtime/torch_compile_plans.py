@@ -8,18 +8,18 @@ torch.compile is given its graph, calls inlined and unoptimized, as straight-lin
 Operations (generated_plan.py), operators called through their OpOverloads: the tracer reads it as it reads
 hand-written torch calls.
 
-That Python must exist before torch.compile traces the call, since making it is the kind of work the tracer
-cannot follow. tsjit never loads torch._dynamo, so the plan is made only once something else has
-(`prepare_for_torch_compile`, called when a module is scripted or loaded and when a method is first called): a
-module made or called before torch.compile is first used runs, under torch.compile, through tsjit's runtime
-instead, which is a graph break (an error with `fullgraph=True`).
+Making that Python is work the tracer cannot follow, and tsjit never imports torch._dynamo, so it cannot know in
+advance whether torch.compile will ever look. The plan is made when the tracer first asks: a method's call under
+torch.compile calls `prepare_for_torch_compile`, which carries the mark `torch.compiler.assume_constant_result`
+sets, so the tracer runs it as plain Python (not traced) and reads its answer as a constant; the tracer then
+reads the plan from the function's attribute and traces it:
+
+    Method.__call__ (traced)  ->  prepare_for_torch_compile(function)   run, not traced: makes the plan once
+                              ->  function.torch_compile_plan(self, *inputs)   traced: OpOverload calls
 """
 
 from __future__ import annotations
 
-import sys
-import weakref
-from collections.abc import Callable
 from typing import Any
 
 from tsjit.frontend.torch_tracing_flags import torch_jit_is_tracing
@@ -28,23 +28,22 @@ from tsjit.passes.inliner import inline_calls
 from tsjit.runtime.generated_plan import generate_plan
 from tsjit.runtime.operations import operations_for_torch_compile
 
-_plans: weakref.WeakKeyDictionary[Any, Callable[..., Any] | None] = weakref.WeakKeyDictionary()
+
+def prepare_for_torch_compile(function: Any) -> bool:
+    """Whether `function` (a method's GraphFunction) has the Python torch.compile traces, as its attribute
+    `torch_compile_plan`, made on the first request. No while a tracer records (making it runs torch calls a trace
+    must not see; asked again later) or when the graph has no straight-line form."""
+    if "torch_compile_plan" not in vars(function):
+        if get_tracing_state() is not None or torch_jit_is_tracing():
+            return False
+        graph = function.graph.copy()
+        inline_calls(graph)
+        with operations_for_torch_compile():
+            generated = generate_plan(graph)
+        function.torch_compile_plan = generated.function if generated is not None else None
+    return function.torch_compile_plan is not None
 
 
-def prepare_for_torch_compile(function: Any) -> None:
-    """Make the Python torch.compile will trace for `function` (a GraphFunction), if torch.compile is loaded
-    (and no tracer records: making it runs torch calls the trace must not see)."""
-    if "torch._dynamo" not in sys.modules or function in _plans:
-        return
-    if get_tracing_state() is not None or torch_jit_is_tracing():
-        return
-    graph = function.graph.copy()
-    inline_calls(graph)
-    with operations_for_torch_compile():
-        generated = generate_plan(graph)
-    _plans[function] = generated.function if generated is not None else None
-
-
-def plan_for_torch_compile(function: Any) -> Callable[..., Any] | None:
-    """The Python that torch.compile traces for `function`, None if none was made (see above)."""
-    return _plans.get(function)
+# torch.compiler.assume_constant_result(prepare_for_torch_compile) sets this mark, but imports torch._dynamo to do
+# so; tests/api/test_beside_torch_jit.py checks that the mark is still the one it sets
+prepare_for_torch_compile._dynamo_marked_constant = True  # type: ignore[attr-defined]

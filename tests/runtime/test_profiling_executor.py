@@ -239,3 +239,21 @@ def test_a_static_group_plans_the_launch_for_the_profiled_sizes_with_its_kernel(
     for _ in range(4):
         torch.testing.assert_close(scripted(x, y), pointwise(x, y))
     assert planned == [((4, 3), (3, 1), (1, 3), (3, 1))]  # when the plan was built, not by the calls
+
+
+def test_the_profiled_runs_prove_no_binding_and_the_optimized_plan_does(monkeypatch) -> None:
+    """The first call's plan calls OpOverloads as they are (runtime/operations.py's operations_without_probes):
+    the probe that proves a faster binding is work for the optimized plan, which runs from the second call on."""
+    from tsjit.runtime import operations
+
+    probed = []
+    monkeypatch.setattr(operations, "_bindings", {})
+    find_binding = operations._find_binding
+    monkeypatch.setattr(operations, "_find_binding", lambda *args: probed.append(args[0]) or find_binding(*args))
+    with tsjit.fuser("none"):
+        function = tsjit.script(fresh_pointwise())
+        x, y = torch.randn(3), torch.randn(3)
+        assert torch.allclose(function(x, y), pointwise(x, y))
+        assert probed == []
+        assert torch.allclose(function(x, y), pointwise(x, y))
+    assert probed

@@ -174,6 +174,8 @@ def _dispatcher_operation(overload: torch._ops.OpOverload, schema: FunctionSchem
     shape = _call_shape(schema, node, keep_defaults=_is_composite(overload) and _only_overload(overload, {}))
     if getattr(_for_torch_compile, "on", False):  # the OpOverload itself, which torch.compile's tracer reads
         call = overload
+    elif getattr(_unprobed, "on", False):
+        call = _METADATA_READERS.get(overload.name()) or overload._op
     else:
         call = _verified_binding(overload, node, shape) or _METADATA_READERS.get(overload.name()) or overload._op
     if shape.bound:
@@ -198,6 +200,23 @@ def operations_for_torch_compile() -> Iterator[None]:
 
 
 _for_torch_compile = threading.local()
+
+
+@contextlib.contextmanager
+def operations_without_probes() -> Iterator[None]:
+    """Resolve the Operations of nodes compiled inside the `with` (on this thread) without proving a binding
+    (`_verified_binding`): a dispatcher operator is called through its C entry point `OpOverload._op`. For plans
+    that run once or twice, the profiling executor's profiling plans: the probe (stand-in arguments, a call under
+    a dispatch mode) costs more than a first call saves by the binding; the optimized plan that follows proves
+    its bindings, and runs them on every later call."""
+    _unprobed.on = True
+    try:
+        yield
+    finally:
+        _unprobed.on = False
+
+
+_unprobed = threading.local()
 
 
 def _call_shape(schema: FunctionSchema, node: Node, keep_defaults: bool) -> _CallShape:
@@ -295,6 +314,7 @@ def _dispatches_to(binding: Operation, overload: torch._ops.OpOverload, args: li
     return expected[0] is overload or (_is_composite(overload) and _only_overload(overload, kwargs))
 
 
+@functools.cache
 def _is_composite(overload: torch._ops.OpOverload) -> bool:
     return torch._C._dispatch_has_kernel_for_dispatch_key(overload.name(), "CompositeImplicitAutograd")
 

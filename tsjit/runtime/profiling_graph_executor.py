@@ -44,6 +44,7 @@ from tsjit.passes.pass_runner import run_pass
 from tsjit.runtime import graph_executor
 from tsjit.runtime.generated_plan import generate_plan
 from tsjit.runtime.graph_executor import ArgumentSpec, ExecutionPlan, GraphExecutor
+from tsjit.runtime.operations import operations_without_probes
 from tsjit.runtime.profiling_record import ProfilingRecord, remove_profile_nodes_and_specialize_types, restore_types
 
 FusionStrategy = list[tuple[str, int]]
@@ -198,7 +199,9 @@ class ProfilingGraphExecutor(GraphExecutor):
             plan = ProfilingPlan(graph, None)
             plan.optimize(graph)
             return plan
-        return ProfilingPlan(graph, ProfilingRecord(graph, self.num_profiled_runs))
+        record = ProfilingRecord(graph, self.num_profiled_runs)
+        with operations_without_probes():  # a plan for a few runs: see operations_without_probes
+            return ProfilingPlan(graph, record)
 
     def _optimized_graph(self, profiled: Graph) -> Graph:
         """The profiled graph with the recorded types, fused, guarded, its guards eliminated (see above)."""

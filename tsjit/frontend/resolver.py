@@ -495,13 +495,13 @@ def _modules_containing_builtins() -> list[Any]:
 
 def _module_builtins() -> list[tuple[Any, str]]:
     """Every callable of torch and its C operator namespaces is `aten::<name>` (a few excepted)."""
-    compiled = {id(getattr(torch.functional, name)) for name in _FUNCTIONAL_COMPILED
-                if hasattr(torch.functional, name)}
+    excluded = {id(getattr(torch.functional, name)) for name in _FUNCTIONAL_COMPILED
+                if hasattr(torch.functional, name)} | {id(value) for value in _NOT_BUILTINS}
     pairs = []
     for module in _modules_containing_builtins():
         for name in dir(module):
             value = getattr(module, name, None)
-            if callable(value) and id(value) not in compiled and not any(value is v for v in _NOT_BUILTINS):
+            if id(value) not in excluded and callable(value):
                 pairs.append((value, f"aten::{name[1:] if name == '_segment_reduce' else name}"))
     return pairs
 

@@ -28,3 +28,27 @@ def test_scripting_and_running_the_bench_programs_does_not_import_dynamo():
                             text=True, env=env, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "ran 5 programs" in result.stdout
+
+
+_SCRIPT_AND_RUN_A_FUNCTION = """
+import sys
+import torch
+import tsjit
+from bench.programs import chain_source
+
+tsjit.CompilationUnit(chain_source(10)).chain(torch.randn(4), torch.randn(4))
+loaded = sorted(name for name in sys.modules if name in {"tsjit.api.module", "tsjit.frontend.module_sugared_values"})
+assert not loaded, f"scripting and running a function imported the module frontend: {loaded}"
+tsjit.script(torch.nn.Linear(2, 3))(torch.randn(1, 2))  # which scripting a module imports
+print("ok")
+"""
+
+
+def test_scripting_a_function_imports_no_module_frontend():
+    """A function's first call loads only what functions need: the module frontend (api/module.py and what it
+    imports) comes with the first nn.Module scripted."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
+    result = subprocess.run([sys.executable, "-c", _SCRIPT_AND_RUN_A_FUNCTION], capture_output=True, text=True,
+                            env=env, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip() == "ok"

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import importlib
 import inspect
 import os
 import threading
@@ -433,6 +434,8 @@ def example_parameter_types(fn: Any, example_inputs: list[tuple] | dict[Any, lis
 
 
 def _script(obj: Any) -> Any:
+    if not inspect.isfunction(obj):
+        importlib.import_module("tsjit.api.module")  # the module frontend, which registers its rule on import
     for hook in SCRIPT_HOOKS:
         scripted = hook(obj)
         if scripted is not None:

@@ -564,8 +564,28 @@ def _input_fits(formal: Type, actual: Type, type_env: TypeEnv) -> bool:
 
 
 def find_operator_for_node(node: Node) -> Operator | None:
-    """The first operator of the node's kind whose schema the node matches (TorchScript's maybeOperator)."""
-    return next((op for op in get_operators(node.kind) if node_matches_schema(node, op.schema)), None)
+    """The first operator of the node's kind whose schema the node matches (TorchScript's maybeOperator).
+
+    Passes and plans ask this of every node, and a graph holds the same call many times (each a walk over the
+    kind's overloads), so the answer is remembered by what it depends on: the kind, the pinned overload, the
+    input types and how many operators the kind has (a registration adds one)."""
+    operators = get_operators(node.kind)
+    try:
+        key = (node.kind, pinned_overload(node), len(operators), tuple(v.type for v in node.inputs))
+        found = _operators_for_nodes.get(key, _NOT_SEEN)
+    except TypeError:  # a type holding something unhashable: matched every time
+        return next((op for op in operators if node_matches_schema(node, op.schema)), None)
+    if found is _NOT_SEEN:
+        found = next((op for op in operators if node_matches_schema(node, op.schema)), None)
+        if len(_operators_for_nodes) >= _OPERATORS_FOR_NODES_SIZE:
+            _operators_for_nodes.clear()
+        _operators_for_nodes[key] = found
+    return found
+
+
+_NOT_SEEN = object()
+_OPERATORS_FOR_NODES_SIZE = 4096
+_operators_for_nodes: dict[tuple, Operator | None] = {}
 
 
 def find_schema_for_node(node: Node) -> FunctionSchema | None:

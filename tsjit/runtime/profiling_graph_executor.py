@@ -7,7 +7,9 @@ entry), which is what the optimizations before fusion rely on; a plan then goes 
 1. Profiling. The graph, specialized to the spec, gets the stages of the simple executor's OPTIMIZATION_PIPELINE
    before `run_derivative_splitting` (they only use what the spec guarantees: required and inference passes,
    dead code, CSE, constant propagation, peephole, unrolling), then prim::profile nodes (profiling_record.py).
-   The first `num_profiled_runs` calls run that graph (autograd records its operators one by one).
+   The first `num_profiled_runs` calls run that graph (autograd records its operators one by one), its
+   dispatcher operators called as OpOverloads without the probe that proves a faster binding (a first call
+   would pay more for the probes than it saves: runtime/operations.py's operations_without_probes).
 2. Optimized. A copy of the profiled graph gets the recorded types (sizes, strides, requires_grad, and dtype and
    rank where static types did not know them), the pipeline's stages from `run_derivative_splitting` on
    (DifferentiableGraphs split for the profiled sizes, as TorchScript's runProfilingOptimizations, each guarded

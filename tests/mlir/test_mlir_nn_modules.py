@@ -71,3 +71,23 @@ def test_attention_called_with_three_tensors_takes_the_composite_path():
     args = [torch.randn(5, 2, 8) for _ in range(3)]
     run = iree.compile(tsjit.mlir.compile(tsjit.script(attention), args, output_type="linalg-on-tensors"))
     assert_close(run(*args), tuple(r.detach() for r in attention(*args)))
+
+
+class MaskedSelfAttention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attention = nn.MultiheadAttention(8, 2, batch_first=True)
+
+    def forward(self, x, mask: torch.Tensor):
+        return self.attention(x, x, x, key_padding_mask=mask, need_weights=False)[0]
+
+
+def test_attention_with_a_key_padding_mask_decides_its_fast_path_checks():
+    """The fast-path checks with a bool key_padding_mask fold (`mask is not None` of an argument given a tensor,
+    `mask.is_floating_point()` of its refined dtype, `torch.is_autocast_enabled()`, `all([...])` of a list
+    comprehension): left standing, the untaken branches kept a bool mask typed float and the fused kernel."""
+    torch.manual_seed(0)
+    attention = MaskedSelfAttention().eval()
+    args = [torch.randn(2, 5, 8), torch.tensor([[False] * 4 + [True], [False] * 5])]
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(attention), args, output_type="linalg-on-tensors"))
+    assert_close(run(*args), attention(*args).detach())

@@ -10,9 +10,9 @@ dtype (nn.MultiheadAttention's fast-path checks); once types are refined (tsjit.
 where the compiled program is specialized to its arguments' static shapes anyway), folding them lets
 static_control_flow remove the checks and the Ifs on them. F._canonical_mask (nn.MultiheadAttention's
 key_padding_mask) keeps a float mask and turns a bool one into a float one on `mask.is_floating_point()`: unfolded,
-the branch that keeps the mask yields a bool tensor where the If's refined type is float. Sound only where no op changes a tensor's metadata in
-place (`unsqueeze_`, `resize_`), which makes a value's type describe it only before that op: callers ask
-shape_analysis.may_change_tensor_metadata first.
+the branch that keeps the mask yields a bool tensor where the If's refined type is float. Sound only where no op
+changes a tensor's metadata in place (`unsqueeze_`, `resize_`), which makes a value's type describe it only before
+that op: callers ask shape_analysis.may_change_tensor_metadata first.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Graph, Node
 from tsjit.ir.scalar_type import dtype_to_code
 from tsjit.ir.symbols import aten, prim
-
 
 _DTYPE_QUERIES = {
     prim.dtype: dtype_to_code,

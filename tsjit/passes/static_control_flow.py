@@ -61,7 +61,8 @@ def eliminate_static_control_flow(graph: Graph, unroll_loops: bool = True) -> bo
     changed = False
     peeled: dict[Node, int] = {}
     while fold_scalar_constants(graph) | forward_tuple_elements(graph) | forward_list_elements(graph) | \
-            fold_list_appends(graph) | inline_constant_ifs(graph) | peel_constant_loops(graph, peeled, only_scalar_loops=not unroll_loops):
+            fold_list_appends(graph) | inline_constant_ifs(graph) | \
+            peel_constant_loops(graph, peeled, only_scalar_loops=not unroll_loops):
         changed = True
     return changed
 

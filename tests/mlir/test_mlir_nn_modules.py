@@ -91,3 +91,18 @@ def test_attention_with_a_key_padding_mask_decides_its_fast_path_checks():
     args = [torch.randn(2, 5, 8), torch.tensor([[False] * 4 + [True], [False] * 5])]
     run = iree.compile(tsjit.mlir.compile(tsjit.script(attention), args, output_type="linalg-on-tensors"))
     assert_close(run(*args), attention(*args).detach())
+
+
+class ComparedWithNumbers(nn.Module):
+    """torch-mlir's decompositions of softplus (in mish) and hardshrink, and F.huber_loss, compare a float tensor
+    with a float number, which its TOSA conversion does in f64 (illegal in TOSA)."""
+
+    def forward(self, x, y):
+        return F.mish(x), F.softplus(x, beta=2.0), F.hardshrink(x, 0.5), F.huber_loss(x, y, delta=0.5), x > 0.25
+
+
+def test_comparisons_with_numbers_stay_in_the_tensor_dtype_on_tosa():
+    module = ComparedWithNumbers()
+    args = (torch.randn(3, 4) * 3, torch.randn(3, 4))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(module), list(args), output_type="tosa"))
+    assert_close(run(*args), module(*args))

@@ -106,3 +106,14 @@ def test_comparisons_with_numbers_stay_in_the_tensor_dtype_on_tosa():
     args = (torch.randn(3, 4) * 3, torch.randn(3, 4))
     run = iree.compile(tsjit.mlir.compile(tsjit.script(module), list(args), output_type="tosa"))
     assert_close(run(*args), module(*args))
+
+
+def test_instance_norm_with_running_statistics_in_evaluation_uses_them():
+    """torch-mlir's instance_norm normalizes by the input's statistics even when use_input_stats is False."""
+    torch.manual_seed(0)
+    norm = nn.InstanceNorm2d(3, affine=True, track_running_stats=True)
+    norm(torch.randn(4, 3, 5, 5) * 2 + 1)  # running statistics away from 0 and 1
+    norm.eval()
+    x = torch.randn(2, 3, 4, 4)
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(norm), [x], output_type="linalg-on-tensors"))
+    assert_close(run(x), norm(x).detach())

@@ -50,8 +50,6 @@ LIST_MUTATION = ("a list mutated inside a loop that does not run a fixed number 
 ALIASED_WRITE = ("an in-place write to an input, a view or a module attribute (running statistics, a counter): "
                  "remove_mutation only removes writes to tensors nothing else aliases")
 ISINSTANCE = "prim::isinstance on a type known only at run time has no torch-dialect form"
-SHAPE_REFINEMENT = ("tsjit's shape refinement gives a value a type the program's own types contradict "
-                    "(tensor_static_info_cast between incompatible shapes or dtypes)")
 OPTIONAL_TENSOR_ARGUMENT = ("an Optional[Tensor] argument left to its None default: the If on it yields a tensor of "
                             "unknown rank, which the backend contract rejects")
 ITEM = "aten::item returns a Scalar (!torch.number), which the backend contract rejects"
@@ -140,7 +138,6 @@ _EVERY_BACKEND: dict[str, str] = {
     'module:forward_hook_on_top_module': HOOKS,
     'module:ignored_method': PYTHON_OP,
     'module:lstm_dropout_train': RANDOM,
-    'module:multihead_attention_key_padding_mask': SHAPE_REFINEMENT,
     'module:set_attributes': STATE_WRITTEN,
     'module:transformer_encoder_layer_norm_first_gelu_train': OPTIONAL_TENSOR_ARGUMENT,
 }
@@ -191,7 +188,6 @@ _TOSA: dict[str, str] = {
     'function:enumerate_start': TOSA_SCALARS,
     'function:exit_transform_continue': TOSA_SCALARS,
     'function:for_with_break_uses_counter': TOSA_SCALARS,
-    'function:functional_activations': TOSA_F64,
     'function:functional_batch_norm_training': TOSA_F64,
     'function:functional_cross_entropy': TOSA_F64,
     'function:functional_max_pool2d_indices': _no_lowering('tosa', 'torch.aten.max_pool2d_with_indices'),
@@ -225,7 +221,6 @@ _TOSA: dict[str, str] = {
     'function:print_values': TOSA_SCALARS,
     'function:raise_in_branch': _no_lowering('tosa', 'torch.aten.mul.Scalar'),
     'function:return_in_loop': TOSA_SCALARS,
-    'function:scalar_tensor_builtins': TOSA_F64,
     'function:seed_if_else': TOSA_SCALARS,
     'function:shadowed_builtin_names': TOSA_SCALARS,
     'function:simple_lstm': TOSA_SCALARS,
@@ -249,8 +244,8 @@ _TOSA: dict[str, str] = {
     'function:while_loop': TOSA_SCALARS,
     'function:while_true_break': TOSA_SCALARS,
     'function:while_with_complex_condition': TOSA_SCALARS,
-    'function:functional_losses': TOSA_F64,
     'module:dropout_train': TOSA_F64,
+    'module:multihead_attention_key_padding_mask': _no_lowering('tosa', 'torch.aten.scaled_dot_product_attention'),
     'module:lstm_dropout_train': TOSA_F64,
     'module:sequential_mlp_train': TOSA_F64,
     'module:tuple_result_keyword_call': TOSA_SCALARS,
@@ -302,6 +297,7 @@ _STABLEHLO: dict[str, str] = {
     'function:while_with_complex_condition': STABLEHLO_SCALARS,
     'module:conv2d_padding_mode': STABLEHLO_SCALARS,
     'module:dropout_train': RANDOM,
+    'module:multihead_attention_key_padding_mask': STABLEHLO_SCALARS,
     'module:sequential_mlp_train': RANDOM,
 }
 

@@ -71,3 +71,49 @@ def test_attention_called_with_three_tensors_takes_the_composite_path():
     args = [torch.randn(5, 2, 8) for _ in range(3)]
     run = iree.compile(tsjit.mlir.compile(tsjit.script(attention), args, output_type="linalg-on-tensors"))
     assert_close(run(*args), tuple(r.detach() for r in attention(*args)))
+
+
+class MaskedSelfAttention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attention = nn.MultiheadAttention(8, 2, batch_first=True)
+
+    def forward(self, x, mask: torch.Tensor):
+        return self.attention(x, x, x, key_padding_mask=mask, need_weights=False)[0]
+
+
+def test_attention_with_a_key_padding_mask_decides_its_fast_path_checks():
+    """The fast-path checks with a bool key_padding_mask fold (`mask is not None` of an argument given a tensor,
+    `mask.is_floating_point()` of its refined dtype, `torch.is_autocast_enabled()`, `all([...])` of a list
+    comprehension): left standing, the untaken branches kept a bool mask typed float and the fused kernel."""
+    torch.manual_seed(0)
+    attention = MaskedSelfAttention().eval()
+    args = [torch.randn(2, 5, 8), torch.tensor([[False] * 4 + [True], [False] * 5])]
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(attention), args, output_type="linalg-on-tensors"))
+    assert_close(run(*args), attention(*args).detach())
+
+
+class ComparedWithNumbers(nn.Module):
+    """torch-mlir's decompositions of softplus (in mish) and hardshrink, and F.huber_loss, compare a float tensor
+    with a float number, which its TOSA conversion does in f64 (illegal in TOSA)."""
+
+    def forward(self, x, y):
+        return F.mish(x), F.softplus(x, beta=2.0), F.hardshrink(x, 0.5), F.huber_loss(x, y, delta=0.5), x > 0.25
+
+
+def test_comparisons_with_numbers_stay_in_the_tensor_dtype_on_tosa():
+    module = ComparedWithNumbers()
+    args = (torch.randn(3, 4) * 3, torch.randn(3, 4))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(module), list(args), output_type="tosa"))
+    assert_close(run(*args), module(*args))
+
+
+def test_instance_norm_with_running_statistics_in_evaluation_uses_them():
+    """torch-mlir's instance_norm normalizes by the input's statistics even when use_input_stats is False."""
+    torch.manual_seed(0)
+    norm = nn.InstanceNorm2d(3, affine=True, track_running_stats=True)
+    norm(torch.randn(4, 3, 5, 5) * 2 + 1)  # running statistics away from 0 and 1
+    norm.eval()
+    x = torch.randn(2, 3, 4, 4)
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(norm), [x], output_type="linalg-on-tensors"))
+    assert_close(run(x), norm(x).detach())

@@ -48,10 +48,10 @@ graph(%x : Tensor):
   %read : int[] = prim::ListConstruct(%one, %two)
   %written : int[] = prim::ListConstruct(%one)
   %n : int = aten::len(%read)
-  %w : int[] = aten::append(%written, %two)
   %m : int = aten::len(%written)
+  %w : int[] = aten::append(%written, %two)
   %r : (int, int) = prim::TupleConstruct(%n, %m)
-  return (%r)""", present=["aten::append", "aten::len(%written)"])
+  return (%r)""", present=["aten::len(%written)", "aten::append"])
     assert str(graph).count("aten::len") == 1
 
 
@@ -68,6 +68,37 @@ graph(%x : Tensor, %y : Tensor):
   %r : (bool, bool, int) = prim::TupleConstruct(%a, %other, %c)
   return (%r)""", inputs=[(x, x), (x, torch.randn(1))], present=["aten::__is__"],
                absent=["aten::__isnot__", "aten::add", "prim::TupleUnpack"])
+
+
+def test_appends_before_any_other_use_of_a_list_literal_become_its_elements():
+    """An unrolled list comprehension (nn.MultiheadAttention's `all([_check_arg_device(x) for x in args])`); an
+    append after a read stays."""
+    check_pass(eliminate_static_control_flow, """
+graph(%x : Tensor):
+  %true : bool = prim::Constant[value=1]()
+  %false : bool = prim::Constant[value=0]()
+  %checks : bool[] = prim::ListConstruct()
+  %1 : bool[] = aten::append(%checks, %true)
+  %2 : bool[] = aten::append(%checks, %false)
+  %all : bool = aten::all(%checks)
+  %read : bool[] = prim::ListConstruct(%true)
+  %n : int = aten::len(%read)
+  %later : bool[] = aten::append(%read, %true)
+  %r : (bool, int) = prim::TupleConstruct(%all, %n)
+  return (%r)""", inputs=[(torch.randn(1),)], present=["aten::len(%read)", "aten::append(%read, %true)"],
+               absent=["aten::all", "aten::append(%checks"])
+
+
+def test_none_is_not_a_value_that_cannot_be_none():
+    """An Optional[Tensor] argument given a tensor (nn.MultiheadAttention's `key_padding_mask is not None`)."""
+    check_pass(eliminate_static_control_flow, """
+graph(%x : Tensor, %y : Tensor?):
+  %none : NoneType = prim::Constant()
+  %given : bool = aten::__isnot__(%x, %none)
+  %missing : bool = aten::__is__(%none, %x)
+  %unknown : bool = aten::__is__(%y, %none)
+  %r : (bool, bool, bool) = prim::TupleConstruct(%given, %missing, %unknown)
+  return (%r)""", inputs=[(torch.randn(1), None)], present=["aten::__is__(%y, %none)"], absent=["aten::__isnot__"])
 
 
 SIZE_PRODUCT = """
@@ -137,6 +168,6 @@ def test_a_list_that_is_written_keeps_its_length_and_elements_unknown():
     check_pass(eliminate_static_control_flow, """
 graph(%a : Tensor):
   %xs : Tensor[] = prim::ListConstruct(%a)
-  %ys : Tensor[] = aten::append(%xs, %a)
   %n : int = aten::len(%xs)
+  %ys : Tensor[] = aten::append(%xs, %a)
   return (%n)""", changed=False)

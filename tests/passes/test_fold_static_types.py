@@ -28,6 +28,17 @@ graph(%x : Double(2)):
   return (%d)""", present=["prim::Constant[value=7]"], absent=["prim::dtype"])
 
 
+def test_dtype_queries_of_a_refined_tensor_become_constants():
+    """F._canonical_mask asks `mask.is_floating_point()` (nn.MultiheadAttention's key_padding_mask)."""
+    check_pass(fold_static_types, """
+graph(%x : Bool(2), %y : Tensor):
+  %f : bool = aten::is_floating_point(%x)
+  %c : bool = aten::is_complex(%x)
+  %u : bool = aten::is_floating_point(%y)
+  %r : (bool, bool, bool) = prim::TupleConstruct(%f, %c, %u)
+  return (%r)""", present=["prim::Constant[value=0]", "aten::is_floating_point(%y)"], absent=["aten::is_complex"])
+
+
 def test_unknown_sizes_stay():
     check_pass(fold_static_types, """
 graph(%x : Float(*, 3)):

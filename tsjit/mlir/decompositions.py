@@ -52,7 +52,9 @@ def _reduce(loss: Tensor, reduction: int) -> Tensor:
 
 # torch-mlir defines these but lowers them only for some arguments (see the conditions in _ONLY_WHEN):
 # - instance_norm without weight or bias: its DecomposeComplexOps pattern crashes the process ("LLVM ERROR:
-#   SmallVector unable to grow"), so the missing ones are given as ones and zeros;
+#   SmallVector unable to grow"), so the missing ones are given as ones and zeros; and without input statistics
+#   (nn.InstanceNorm2d(track_running_stats=True) in evaluation) it normalizes by the input's statistics anyway:
+#   with running statistics it is then batch_norm in evaluation, per channel;
 # - binary_cross_entropy_with_logits with pos_weight: its decomposition types `pos_weight * log_sigmoid(x)` as
 #   pos_weight's shape ("'tensor.cast' op operand type 'tensor<3x4xf32>' and result type 'tensor<4xf32>'");
 # - cross_entropy_loss with label smoothing: "found an op that was marked as backend illegal";
@@ -69,6 +71,8 @@ def instance_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor
     weight = input.new_ones(channels)
   if bias is None:
     bias = input.new_zeros(channels)
+  if not use_input_stats and running_mean is not None and running_var is not None:
+    return torch.batch_norm(input, weight, bias, running_mean, running_var, False, momentum, eps, cudnn_enabled)
   return torch.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps,
                              cudnn_enabled)
 def binary_cross_entropy_with_logits(self: Tensor, target: Tensor, weight: Optional[Tensor] = None,
@@ -530,7 +534,8 @@ _MOST_WINDOWS = 16  # adaptive pooling decomposed into at most this many windows
 
 # operator -> the condition on its constant arguments under which the decomposition holds (by argument position)
 _ONLY_WHEN = {
-    "instance_norm": lambda node: _is_constant(node, 1, None) or _is_constant(node, 2, None),
+    "instance_norm": lambda node: _is_constant(node, 1, None) or _is_constant(node, 2, None) or
+    _is_constant(node, 5, False),
     "binary_cross_entropy_with_logits": lambda node: not _is_constant(node, 3, None),
     "cross_entropy_loss": lambda node: not _is_constant(node, 5, 0.0) and _is_constant(node, 2, None),
     "adaptive_avg_pool1d": lambda node: _constant_ints(node, 1) in [[n] for n in range(2, _MOST_WINDOWS + 1)],

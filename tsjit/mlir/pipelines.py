@@ -24,6 +24,7 @@ from tsjit import progress
 from tsjit.errors import MLIRError
 from tsjit.ir import types as ts
 from tsjit.ir.graph import Graph
+from tsjit.mlir.comparisons import compare_with_tensor_literals
 from tsjit.mlir.importer import FunctionSpec, import_function
 from tsjit.mlir.objects import as_module_value, import_object_graph
 from tsjit.mlir.prepare import (
@@ -107,6 +108,8 @@ def lower(lowered: LoweredModule, output_type: str) -> LoweredModule:
         raise MLIRError(f"cannot lower a {lowered.output_type} module to {output_type}")
     with lowered.module.context:
         module = ir.Module.parse(lowered.module.operation.get_asm(enable_debug_info=True))
+        if output_type == "tosa":
+            compare_with_tensor_literals(module)  # (tsjit/mlir/comparisons.py: TOSA would compare in f64)
         if output_type != "torch":
             run_pipeline(module, f"torch-backend-to-{output_type}-backend-pipeline", output_type)
     return dataclasses.replace(lowered, module=module, output_type=output_type)

@@ -39,7 +39,9 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   values: nn.MultiheadAttention's and nn.TransformerEncoderLayer's fast paths (taken when it is False) call fused
   kernels torch-mlir has no op for (`aten::_native_multi_head_attention`), so it is True and the composite path,
   which torch-mlir lowers, is compiled; so is `prim::requires_grad` (`x.requires_grad`, the same checks' other
-  half, and an unknown op to torch-mlir).
+  half, and an unknown op to torch-mlir). Compiled programs do not autocast: `torch.is_autocast_enabled()` (an
+  unknown op, one of nn.MultiheadAttention's fast-path checks, which left the checks' If standing with its
+  untaken branch unrefined: torch-mlir's inliner then failed on an unrefined `prim::unchecked_cast`) is False.
 - `scalars_to_scalar_tensors`: `torch.tensor(3)` (`aten::tensor.int`, `.float`, `.bool`; TorchScript emits it
   for `y[0] = 3`) has no lowering, while `aten::scalar_tensor` has one.
 - `reject_list_mutation_in_control_flow`: torch-mlir does not follow a list mutated inside a loop or branch
@@ -624,12 +626,13 @@ _GRAD_MODES = frozenset({"__torch__.torch.autograd.grad_mode.no_grad",
                          "__torch__.torch.autograd.grad_mode.enable_grad"})
 
 
-_GRAD_QUERIES = frozenset({aten.is_grad_enabled, prim.requires_grad})
+_GRAD_QUERIES = {aten.is_grad_enabled: True, prim.requires_grad: True, aten.is_autocast_enabled: False}
 
 
 def remove_grad_mode_contexts(graph: Graph) -> bool:
-    """Delete `no_grad()` / `enable_grad()` objects with their `__init__` call, Enter and Exit, and answer
-    `aten::is_grad_enabled()` and `prim::requires_grad(%t)` with True (see the module docstring):
+    """Delete `no_grad()` / `enable_grad()` objects with their `__init__` call, Enter and Exit, answer
+    `aten::is_grad_enabled()` and `prim::requires_grad(%t)` with True and `aten::is_autocast_enabled()` with
+    False (see the module docstring):
 
         %g : __torch__...no_grad = prim::CreateObject()
         %n : NoneType = prim::CallMethod[name="__init__"](%g)      ->    (nothing)
@@ -644,7 +647,7 @@ def remove_grad_mode_contexts(graph: Graph) -> bool:
         if not node.has_uses():
             node.destroy()
     grad_mode = _replace_by_constant(graph, [n for n in graph.all_nodes() if n.kind in _GRAD_QUERIES
-                                             and log.opt_allowed()], lambda node: True)
+                                             and log.opt_allowed()], lambda node: _GRAD_QUERIES[node.kind])
     return bool(objects) or grad_mode
 
 

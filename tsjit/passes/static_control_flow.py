@@ -3,19 +3,24 @@
 Much of TorchScript's control flow is static: `for i in range(3)`, loops over a ModuleList, `while k < i` inside
 such a loop, an `if` on a module's constant attribute. MLIR preparation needs it gone (tsjit/mlir/prepare.py: the
 TOSA and StableHLO backend contracts accept no `scf` ops, and a dead branch's in-place op would keep a program from
-value semantics). Four rewrites, repeated until none applies, remove it:
+value semantics). Five rewrites, repeated until none applies, remove it:
 
 - `fold_scalar_constants`: a scalar op (int, float, bool results, or lists of them that nothing writes; no
   tensors, no side effects) whose inputs are all constants (or list literals of constants: `x.device.type in
   ["cpu", "cuda"]`) is replaced by its result, computed by the operator's implementation (`list(x.size()[2:])`
   of known sizes, which F.group_norm's batch-size check multiplies); it also unpacks constant lists and answers
   `a is b` / `a is not b` of a value with itself (`query is not key` in nn.MultiheadAttention called as
-  `attention(x, x, x)`);
+  `attention(x, x, x)`) and of None with a value that cannot be None (an `Optional[Tensor]` argument given a
+  tensor: nn.MultiheadAttention's `key_padding_mask is not None`, whose If otherwise keeps a branch that types
+  never reach);
 - `forward_tuple_elements`: `prim::TupleUnpack` and `prim::TupleIndex` (constant index) of a `prim::TupleConstruct`
   read its elements, so that constants packed into a tuple (`expected_hidden_size` in nn.LSTM's checks) reach the
   ops that fold them (lower_simple_tuples does the same but also runs dead code elimination without keeping the
   `aten::_assert_scalar` checks prepare.py inserts); likewise `aten::len` and `aten::__getitem__` (constant
   index) of a `prim::ListConstruct` that nothing mutates (`for t in tensors` over a list of tensors);
+- `fold_list_appends`: appends to a list literal, in its block before anything else reads it, become elements of
+  the literal (a list comprehension over a tuple, once unrolled: nn.MultiheadAttention's
+  `all([_check_arg_device(x) for x in tensor_args])`), which `aten::all` then folds on;
 - `inline_constant_ifs`: an If on a constant condition becomes the nodes of the branch it takes;
 - `peel_constant_loops`: a loop that surely runs (constant trip count and constant initial condition) runs its
   first iteration before the loop (without loop unrolling, only a loop that computes no tensors: a product of
@@ -33,13 +38,17 @@ JIT-only scalar builtins and never touches tensors, so it is cheap and safe on g
 
 from __future__ import annotations
 
+import functools
+import itertools
+
 from tsjit import log
 from tsjit.ir import types as ts
-from tsjit.ir.constants import constant_value
+from tsjit.ir.constants import constant_value, must_be_none
 from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.symbols import aten, prim
 from tsjit.ops.matching import find_operator_for_node
 from tsjit.passes.constant_propagation import IDENTITY_TESTS, inline_if_branch
+from tsjit.passes.peephole import must_not_be_none
 
 UNROLL_LIMIT = 64
 _FOLDABLE_TYPES = (ts.IntType, ts.FloatType, ts.BoolType)
@@ -51,7 +60,8 @@ def eliminate_static_control_flow(graph: Graph, unroll_loops: bool = True) -> bo
     changed = False
     peeled: dict[Node, int] = {}
     while fold_scalar_constants(graph) | forward_tuple_elements(graph) | forward_list_elements(graph) | \
-            inline_constant_ifs(graph) | peel_constant_loops(graph, peeled, only_scalar_loops=not unroll_loops):
+            fold_list_appends(graph) | inline_constant_ifs(graph) | \
+            peel_constant_loops(graph, peeled, only_scalar_loops=not unroll_loops):
         changed = True
     return changed
 
@@ -66,7 +76,7 @@ def fold_scalar_constants(graph: Graph) -> bool:
 
 
 def _foldable(node: Node) -> bool:
-    if node.kind in IDENTITY_TESTS and node.input(0) is node.input(1):
+    if node.kind in IDENTITY_TESTS and _identity_decided(node) is not None:
         return True
     if node.kind is prim.ListUnpack:
         return _is_constant(node.input()) and len(constant_value(node.input().node)) == len(node.outputs)
@@ -75,6 +85,37 @@ def _foldable(node: Node) -> bool:
     if not all(isinstance(v.type, _FOLDABLE_TYPES) or _is_scalar_list(v) and _is_read_only(v) for v in node.outputs):
         return False
     return all(_is_constant_scalar(v) or _is_constant_list(v) for v in node.inputs)
+
+
+def fold_list_appends(graph: Graph) -> bool:
+    """Appends that come first among the uses of a list literal go into the literal, which moves after them:
+
+        %l : bool[] = prim::ListConstruct()                    %l : bool[] = prim::ListConstruct(%a, %b)
+        %1 : bool[] = aten::append(%l, %a)              ->     %r : bool = aten::all(%l)
+        %2 : bool[] = aten::append(%l, %b)
+        %r : bool = aten::all(%l)
+    """
+    changed = False
+    for node in [n for n in graph.all_nodes() if n.kind is prim.ListConstruct]:
+        appends = _leading_appends(node.output())
+        if not appends or not log.opt_allowed():
+            continue
+        node.move_after(appends[-1])
+        for append in appends:
+            node.add_input(append.input(1))
+            append.destroy()
+        changed = True
+    return changed
+
+
+def _leading_appends(value: Value) -> list[Node]:
+    """The `aten::append`s to `value` in its own block (their results unused) that run before every other use."""
+    block = value.node.owning_block
+    appends = [u.user for u in value.uses if u.user.kind is aten.append and u.offset == 0
+               and u.user.owning_block is block and not u.user.has_uses()]
+    others = [u.user for u in value.uses if u.user not in appends]
+    appends.sort(key=functools.cmp_to_key(lambda a, b: -1 if a.is_before(b) else 1))
+    return list(itertools.takewhile(lambda a: all(a.is_before(o) for o in others), appends))
 
 
 def _is_scalar_list(value: Value) -> bool:
@@ -105,9 +146,20 @@ def _value_of(value: Value):
     return constant_value(value.node)
 
 
+def _identity_decided(node: Node) -> bool | None:
+    """Whether the two inputs of `aten::__is__` are surely the same object: True for one value, False for None
+    and a value that cannot be None; None when it is not known."""
+    a, b = node.inputs
+    if a is b:
+        return True
+    if (must_be_none(a) and must_not_be_none(b)) or (must_be_none(b) and must_not_be_none(a)):
+        return False
+    return None
+
+
 def _fold(graph: Graph, node: Node) -> bool:
-    if node.kind in IDENTITY_TESTS and node.input(0) is node.input(1):
-        return _replace_by_constants(graph, node, [node.kind is aten.__is__])
+    if node.kind in IDENTITY_TESTS and (same := _identity_decided(node)) is not None:
+        return _replace_by_constants(graph, node, [same == (node.kind is aten.__is__)])
     if node.kind is prim.ListUnpack:
         return _replace_by_constants(graph, node, constant_value(node.input().node))
     operator = find_operator_for_node(node)

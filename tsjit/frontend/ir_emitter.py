@@ -128,7 +128,7 @@ class GraphFunction:
                  self_binding=None):
         self.qualname = qualname
         self.name = qualname.rsplit(".", 1)[-1]
-        self.definition = definition
+        self.definition: Def | None = definition
         self.resolver = resolver
         self.defaults = defaults
         self.self_binding = self_binding
@@ -156,6 +156,7 @@ class GraphFunction:
             with garbage_collection.paused():
                 self._schema = FunctionEmitter(self).emit()
             self._state = "defined"
+            self.definition = None  # its trees are not needed again: freed now, not walked by the collector
         except BaseException:
             self._state = "undefined"
             self.graph = Graph()

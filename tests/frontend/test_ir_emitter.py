@@ -619,3 +619,25 @@ def test_autograd_function_apply_is_a_python_call():
     assert torch.equal(result, scaled(x, 2.0))
     result.sum().backward()
     assert torch.equal(x.grad, torch.full((3,), 2.0))
+
+
+def test_a_module_file_is_parsed_for_overloads_only_when_the_function_is_declared_overloaded(monkeypatch):
+    """torch.nn.functional declares @_overload functions (interpolate), so scripting F.relu asks its file; only a
+    function that follows an overload decorator there has the whole file parsed for its declarations."""
+    import ast
+    import inspect
+
+    import torch.nn.functional as F
+
+    from tsjit.frontend import resolver
+
+    parsed = []
+    monkeypatch.setattr(resolver, "_module_overload_spans", {})
+    parse = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda text, *args, **kwargs: parsed.append(text) or parse(text, *args, **kwargs))
+    assert resolver.overload_declarations(F.relu) == []
+    assert parsed == []
+    assert len(resolver.overload_declarations(F.interpolate)) >= 2
+    assert len(resolver.overload_declarations(F.upsample)) >= 2
+    with open(inspect.getsourcefile(F), encoding="utf-8") as source:
+        assert parsed.count(source.read()) == 1  # the whole file, once

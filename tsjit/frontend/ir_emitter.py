@@ -107,6 +107,7 @@ from tsjit.ir.symbols import Symbol, aten, prim
 from tsjit.ir.types import _standardize_union
 from tsjit.passes.constant_pooling import constant_pooling
 from tsjit.passes.constant_propagation import constant_propagation_immutable_types, run_node_if_inputs_are_constant
+from tsjit.passes.dead_code_elimination import eliminate_dead_code
 from tsjit.passes.inliner import inline_calls
 from tsjit.passes.peephole import peephole_optimize
 from tsjit.source import lexer as lx
@@ -127,7 +128,7 @@ class GraphFunction:
                  self_binding=None):
         self.qualname = qualname
         self.name = qualname.rsplit(".", 1)[-1]
-        self.definition = definition
+        self.definition: Def | None = definition
         self.resolver = resolver
         self.defaults = defaults
         self.self_binding = self_binding
@@ -155,6 +156,7 @@ class GraphFunction:
             with garbage_collection.paused():
                 self._schema = FunctionEmitter(self).emit()
             self._state = "defined"
+            self.definition = None  # its trees are not needed again: freed now, not walked by the collector
         except BaseException:
             self._state = "undefined"
             self.graph = Graph()
@@ -167,14 +169,17 @@ class GraphFunction:
 
     def optimized_graph(self) -> Graph:
         """A copy with calls inlined, peephole rules applied, constants folded and pooled: what inlining into
-        callers copies and what runs (C++ GraphFunction::optimized_graph / preoptimizeGraph)."""
+        callers copies and what runs (C++ GraphFunction::optimized_graph / preoptimizeGraph). What the peephole
+        rules and folding leave unused goes in one dead code elimination after both (each of C++'s passes runs
+        its own): the graph holds every function it calls, and folding needs nothing removed first."""
         self.ensure_defined()
         if self._optimized is None:
             with garbage_collection.paused():
                 graph = self.graph.copy()
                 inline_calls(graph)
-                peephole_optimize(graph)
-                constant_propagation_immutable_types(graph)
+                changed = peephole_optimize(graph, remove_dead=False)
+                if constant_propagation_immutable_types(graph, remove_dead=False) or changed:
+                    eliminate_dead_code(graph)
                 constant_pooling(graph)
             self._optimized = graph
         return self._optimized

@@ -201,11 +201,14 @@ class SourceContext:
     def __init__(self, source: Source, prefix_lines: int = 0):
         self.source = source
         self._first_ast_line = 1 + prefix_lines
+        self._ascii = source.text.isascii()  # then byte columns are character columns: no line to look at
 
     def offset(self, lineno: int, col_offset: int) -> int:
         """The character offset in the Source of an ast position."""
         index = lineno - self._first_ast_line
         start = self.source.line_start(index)
+        if self._ascii:
+            return start + col_offset
         end = self.source.text.find("\n", start)
         line = self.source.text[start:] if end == -1 else self.source.text[start:end]
         return start + _char_column(line, col_offset)

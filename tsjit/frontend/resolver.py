@@ -29,6 +29,7 @@ import builtins
 import cmath
 import inspect
 import math
+import re
 import threading
 import typing
 import warnings
@@ -613,6 +614,8 @@ def overload_declarations(fn) -> list:
         return []
     try:
         filename = inspect.getsourcefile(fn)
+        if fn.__name__ not in _overloaded_function_names(filename):
+            return []
         text, spans = _module_overloads(filename)
     except (OSError, TypeError):
         return []
@@ -625,21 +628,35 @@ def overload_declarations(fn) -> list:
 
 def _module_overloads(filename: str) -> tuple[str, dict[str, list[tuple[int, int]]]]:
     """A module file's text and, by function name, the first and last lines of its `@overload` declarations
-    (cached). Only a text that says `overload` is parsed, and its ast is not kept: that of torch.nn.functional is
-    about a hundred thousand objects, which every later garbage collection would walk."""
-    if filename not in _module_overload_spans:
-        with open(filename, encoding="utf-8") as source:
-            text = source.read()
-        spans: dict[str, list[tuple[int, int]]] = {}
-        if "overload" in text:
+    (cached). Only a text where some `def` follows an `overload` decorator is parsed (parsing
+    torch.nn.functional costs ~60 ms, and its few overloaded functions are rarely called), and its ast is not kept:
+    that of torch.nn.functional is about a hundred thousand objects, which every later garbage collection would
+    walk. The declarations are looked up first, then the text is parsed for all of them."""
+    candidates = _overloaded_function_names(filename)
+    text, spans, _ = _module_overload_spans[filename]
+    if spans is None:
+        spans = {}
+        if candidates:
             for node in _module_level_functions(ast.parse(text).body):
                 if _is_overload(node):
                     spans.setdefault(node.name, []).append((node.lineno, node.end_lineno or node.lineno))
-        _module_overload_spans[filename] = (text, spans)
-    return _module_overload_spans[filename]
+        _module_overload_spans[filename] = (text, spans, candidates)
+    return text, spans
 
 
-_module_overload_spans: dict[str, tuple[str, dict[str, list[tuple[int, int]]]]] = {}
+def _overloaded_function_names(filename: str) -> set[str]:
+    """The names of the `def`s that follow a decorator named `overload` or `_overload` in a module file (a superset
+    of those _module_overloads finds, read without parsing the file)."""
+    if filename not in _module_overload_spans:
+        with open(filename, encoding="utf-8") as source:
+            text = source.read()
+        _module_overload_spans[filename] = (text, None, set(_OVERLOAD_DEF.findall(text)))
+    return _module_overload_spans[filename][2]
+
+
+# an `overload` decorator, then maybe more decorators, comments and blank lines, then the `def` and its name
+_OVERLOAD_DEF = re.compile(r"^[ \t]*@[\w.]*overload\b.*\n(?:[ \t]*(?:[@#].*)?\n)*[ \t]*def[ \t]+(\w+)", re.MULTILINE)
+_module_overload_spans: dict[str, tuple[str, dict[str, list[tuple[int, int]]] | None, set[str]]] = {}
 
 
 def _module_level_functions(statements: list):

@@ -152,7 +152,7 @@ def may_write(node: Node) -> bool:
         return False
     if is_conservative(node):
         return True
-    return any(_is_written(argument.alias_info) for argument in node.schema.arguments)
+    return bool(node.schema.written_arguments)
 
 
 def written_inputs(node: Node) -> list[Value]:
@@ -165,17 +165,13 @@ def written_inputs(node: Node) -> list[Value]:
         return []
     if is_conservative(node):
         return [value for value in node.inputs if is_mutable_type(value.type)]
-    arguments = node.schema.arguments
-    return [value for value, argument in zip(node.inputs, arguments) if _is_written(argument.alias_info)]
+    inputs = node.inputs
+    return [inputs[i] for i in node.schema.written_arguments if i < len(inputs)]
 
 
 def graph_may_write(graph: Graph) -> bool:
     """Whether some node of the graph, at any depth, may write memory (see may_write)."""
     return any(may_write(node) for node in graph.all_nodes())
-
-
-def _is_written(info: AliasInfo | None) -> bool:
-    return info is not None and (info.is_write or any(contained.is_write for contained in info.contained_types))
 
 
 def is_conservative(node: Node) -> bool:

@@ -260,10 +260,12 @@ class Node:
     def _set_input(self, i: int, value: Value) -> None:
         """The one place an existing input slot changes value; keeps both use lists exact."""
         _check_same_graph(self.graph, value, f"input of {self.kind}")
+        old = self._inputs[i]
         self._drop_use(i)
         self._inputs[i] = value
         value.uses.append(Use(self, i))
-        self._schema = None
+        if value.type is not old.type and value.type != old.type:
+            self._schema = None  # the schema depends on the kind, attributes and input types only
 
     def _drop_use(self, i: int) -> None:
         self._inputs[i].uses.remove(Use(self, i))
@@ -950,10 +952,16 @@ def _copy_attribute(kind: str, value: Any) -> Any:
 
 
 def _tensor_type():
-    # deferred: imports torch, and `import tsjit` (which loads this module) stays torch-free
-    from tsjit.ir.types import TensorType
+    """The unrefined Tensor type, every new value's type until it gets its own (remembered: values are many)."""
+    if not _TENSOR_TYPE:
+        # deferred: imports torch, and `import tsjit` (which loads this module) stays torch-free
+        from tsjit.ir.types import TensorType
 
-    return TensorType.get()
+        _TENSOR_TYPE.append(TensorType.get())
+    return _TENSOR_TYPE[0]
+
+
+_TENSOR_TYPE: list = []
 
 
 def _node_text(node: Node) -> str:

@@ -38,7 +38,13 @@ def insert_operator_call(graph: Graph, op: Any, args: Any, kwargs: dict[str, Any
 
 
 def is_conservative(schema: FunctionSchema) -> bool:
-    """Whether the operator of `schema` was registered with conservative=True."""
-    from tsjit.ops import registry  # breaks a real cycle: ops imports ir
+    """Whether the operator of `schema` was registered with conservative=True (asked for nearly every node by each
+    dead code elimination: the registry's function is looked up once)."""
+    if not _REGISTRY_IS_CONSERVATIVE:
+        from tsjit.ops import registry  # breaks a real cycle: ops imports ir
 
-    return registry.is_conservative(schema)
+        _REGISTRY_IS_CONSERVATIVE.append(registry.is_conservative)
+    return _REGISTRY_IS_CONSERVATIVE[0](schema)
+
+
+_REGISTRY_IS_CONSERVATIVE: list = []

@@ -29,6 +29,7 @@ read back verbatim.
 from __future__ import annotations
 
 import enum
+import functools
 import math
 import re
 import sys
@@ -181,6 +182,10 @@ class OperatorName(NamedTuple):
         return f"{self.name}.{self.overload_name}" if self.overload_name else self.name
 
 
+def _is_written(info: AliasInfo | None) -> bool:
+    return info is not None and (info.is_write or any(contained.is_write for contained in info.contained_types))
+
+
 @dataclass(frozen=True)
 class FunctionSchema:
     """The signature of an operator or TorchScript function."""
@@ -207,10 +212,17 @@ class FunctionSchema:
                 raise SchemaError("Non-default positional argument follows default argument. Parameter "
                                   f"{argument.name} in {self}")
 
-    @property
+    @functools.cached_property
     def operator_name(self) -> str:
-        """`aten::add.Tensor`, or just the name when there is no overload name."""
+        """`aten::add.Tensor`, or just the name when there is no overload name (remembered: registry lookups and
+        alias analysis ask it for every node)."""
         return f"{self.name}.{self.overload_name}" if self.overload_name else self.name
+
+    @functools.cached_property
+    def written_arguments(self) -> tuple[int, ...]:
+        """The positions of the arguments the operator writes, itself or what it contains (`Tensor(a!)`,
+        `Tensor(a!)[]`): what alias analysis and dead code elimination ask of nearly every node."""
+        return tuple(i for i, argument in enumerate(self.arguments) if _is_written(argument.alias_info))
 
     @property
     def is_mutable(self) -> bool:

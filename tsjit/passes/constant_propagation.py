@@ -44,10 +44,12 @@ NONDETERMINISTIC = frozenset({aten.rand, aten.randn, aten.randint, aten.randperm
                               aten.alpha_dropout, aten.feature_alpha_dropout})
 
 
-def constant_propagation_immutable_types(graph: Graph) -> bool:
-    """Fold constant computations on immutable values; returns whether anything changed."""
+def constant_propagation_immutable_types(graph: Graph, remove_dead: bool = True) -> bool:
+    """Fold constant computations on immutable values, then (unless `remove_dead` is False, for a caller that
+    eliminates dead code itself once after several passes) remove what folding left unused; returns whether
+    anything changed."""
     changed = _ConstantPropagator().run_block(graph.block)
-    if changed:
+    if changed and remove_dead:
         eliminate_dead_code(graph)
     return changed
 

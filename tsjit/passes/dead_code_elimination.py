@@ -71,8 +71,9 @@ class _DeadCodeEliminator:
         self.changed = False
 
     def unmarked_writers(self) -> bool:
-        """Whether a node that may write was left unmarked (only AliasDb can tell whether it is dead)."""
-        return any(node not in self.marked and self.writer(node) for node in self.graph.all_nodes())
+        """Whether a node that may write was left unmarked (only AliasDb can tell whether it is dead). Marking
+        asked every node without side effects whether it writes (writes_to_wildcard); those with them are marked."""
+        return any(writes and node not in self.marked for node, writes in self.may_write.items())
 
     def writer(self, node: Node) -> bool:
         found = self.may_write.get(node)
@@ -89,14 +90,14 @@ class _DeadCodeEliminator:
             if self.has_side_effects(node):
                 self.mark(node)
         self.mark_return(block)
+        live_values, marked = self.live_values, self.marked
         for node in block.reverse_nodes():
             if node.kind is prim.Loop:
                 self.mark_loop(node)
             else:
                 for inner in node.blocks:
                     self.mark_block(inner)
-            if node not in self.marked and (any(v in self.live_values for v in node.outputs)
-                                            or self.writes_to_live(node)):
+            if node not in marked and (any(v in live_values for v in node.outputs) or self.writes_to_live(node)):
                 self.mark(node)
 
     def mark_loop(self, loop: Node) -> None:
@@ -138,13 +139,14 @@ class _DeadCodeEliminator:
     # Both answers are remembered per node and combine those of the nodes in its blocks, so that nested blocks are
     # walked once, not once per enclosing node. The AliasDb and the graph do not change while marking.
     def has_side_effects(self, node: Node) -> bool:
-        if node not in self.side_effects:
-            self.side_effects[node] = (
+        found = self.side_effects.get(node)
+        if found is None:
+            found = self.side_effects[node] = (
                 has_side_effects(node)
                 or (self.keep_assertions and node.kind in ASSERTION_KINDS)
-                or any(self.has_side_effects(n) for b in node.blocks for n in b.nodes())
-                or self.writes_to_wildcard(node))
-        return self.side_effects[node]
+                or self.writes_to_wildcard(node)
+                or any(self.has_side_effects(n) for b in node.blocks for n in b.nodes()))
+        return found
 
     def writes_to_wildcard(self, node: Node) -> bool:
         if self.aliases is not None:
@@ -156,7 +158,7 @@ class _DeadCodeEliminator:
 
     def writes_to_live(self, node: Node) -> bool:
         if self.aliases is None:  # without an AliasDb: a write AliasDb would surely find, to a live value
-            return self.writer(node) and any(value in self.live_values for value in written_inputs(node))
+            return self.may_write.get(node, False) and any(value in self.live_values for value in written_inputs(node))
         return bool(self.node_writes(node) & self.live_memory)
 
     def node_writes(self, node: Node) -> int:
@@ -173,10 +175,12 @@ class _DeadCodeEliminator:
     # ---- sweep -------------------------------------------------------------------------------------------------
     def sweep(self, block: Block) -> None:
         for node in list(block.reverse_nodes()):
-            self._remove_dead_if_outputs(node)
-            self._remove_dead_loop_outputs(node)
-            for inner in node.blocks:
-                self.sweep(inner)
+            inner_blocks = node.blocks
+            if inner_blocks:
+                self._remove_dead_if_outputs(node)
+                self._remove_dead_loop_outputs(node)
+                for inner in inner_blocks:
+                    self.sweep(inner)
             if node not in self.marked and not node.has_uses() and log.opt_allowed():
                 log.graph_update(f"removing dead {node.kind} node")
                 node.destroy()

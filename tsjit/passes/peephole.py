@@ -44,12 +44,13 @@ from tsjit.passes.shape_analysis import list_is_never_written
 _IMMUTABLE_EQUALITY = (T.BoolType, T.IntType, T.FloatType, T.NoneType)
 
 
-def peephole_optimize(graph: Graph, shape_peepholes: bool = False) -> bool:
-    """Apply the peephole rules (with `shape_peepholes`, also those reading refined tensor types), then remove
-    what they made dead; returns whether anything changed."""
+def peephole_optimize(graph: Graph, shape_peepholes: bool = False, remove_dead: bool = True) -> bool:
+    """Apply the peephole rules (with `shape_peepholes`, also those reading refined tensor types), then (unless
+    `remove_dead` is False, for a caller that eliminates dead code itself once after several passes) remove what
+    they made dead; returns whether anything changed."""
     rules = {**_RULES, **_SHAPE_RULES} if shape_peepholes else _RULES
     changed = _optimize_block(graph.block, rules)
-    if changed:
+    if changed and remove_dead:
         eliminate_dead_code(graph)
     return changed
 

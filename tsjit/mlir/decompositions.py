@@ -36,6 +36,7 @@ import torch
 from tsjit import log
 from tsjit.frontend.ir_emitter import compile_source
 from tsjit.frontend.resolver import NativeResolver
+from tsjit.ir import types as ts
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Graph, Node
 from tsjit.ir.symbols import prim
@@ -518,6 +519,56 @@ def unbind_copy__int(self: Tensor, dim: int = 0) -> List[Tensor]:
   return torch.unbind(self, dim)
 def unfold_copy(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
   return self.unfold(dimension, size, step).clone()
+def alias_copy(self: Tensor) -> Tensor:
+  return self.clone()
+def t_copy(self: Tensor) -> Tensor:
+  return self.t().clone()
+def squeeze_copy(self: Tensor) -> Tensor:
+  return self.squeeze().clone()
+def squeeze_copy__dim(self: Tensor, dim: int) -> Tensor:
+  return self.squeeze(dim).clone()
+def squeeze_copy__dims(self: Tensor, dim: List[int]) -> Tensor:
+  return squeeze__dims(self, dim).clone()
+def clamp_max__Tensor(self: Tensor, max: Tensor) -> Tensor:
+  return torch.minimum(self, max)
+def clamp_min__Tensor(self: Tensor, min: Tensor) -> Tensor:
+  return torch.maximum(self, min)
+def log10(self: Tensor) -> Tensor:  # (defined, but IREE's CPU backend has no log10f)
+  return torch.log(self) * 0.43429448190325176  # 1 / log(10)
+def _signbit(self: Tensor) -> Tensor:  # (-0.0 is negative: its reciprocal is -inf; a NaN's sign is not seen)
+  return torch.where(self == 0, torch.reciprocal(self) < 0, self < 0)
+def signbit(self: Tensor) -> Tensor:
+  return _signbit(self)
+def copysign__Tensor(self: Tensor, other: Tensor) -> Tensor:
+  magnitude = torch.abs(self)
+  return torch.where(_signbit(other), -magnitude, magnitude)
+def logsumexp(self: Tensor, dim: List[int], keepdim: bool = False) -> Tensor:  # (of a 0-d tensor: _ONLY_WHEN)
+  return self.clone()  # ATen's max + log(sum(exp(x - max))) is x itself, infinities included
+def argmin(self: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:  # (dim None: _ONLY_WHEN)
+  if keepdim:
+    return torch.argmin(self.reshape([-1]), 0).reshape([1] * self.dim())
+  return torch.argmin(self.reshape([-1]), 0)
+def argmax(self: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+  if keepdim:
+    return torch.argmax(self.reshape([-1]), 0).reshape([1] * self.dim())
+  return torch.argmax(self.reshape([-1]), 0)
+def vsplit__int(self: Tensor, sections: int) -> List[Tensor]:
+  return torch.split(self, self.size(0) // sections, 0)
+def hsplit__int(self: Tensor, sections: int) -> List[Tensor]:
+  dim = 0 if self.dim() == 1 else 1
+  return torch.split(self, self.size(dim) // sections, dim)
+def dsplit__int(self: Tensor, sections: int) -> List[Tensor]:
+  return torch.split(self, self.size(2) // sections, 2)
+def nll_loss_nd(self: Tensor, target: Tensor, weight: Optional[Tensor] = None, reduction: int = 1,
+                ignore_index: int = -100) -> Tensor:
+  if self.dim() <= 2:
+    return torch.nll_loss_forward(self, target, weight, reduction, ignore_index)[0]
+  order = [0] + [d for d in range(2, self.dim())] + [1]  # the class dimension last
+  flat = self.permute(order).reshape([-1, self.size(1)])
+  loss = torch.nll_loss_forward(flat, target.reshape([-1]), weight, reduction, ignore_index)[0]
+  if reduction == 0:
+    return loss.reshape(target.size())
+  return loss
 def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
   return input
 def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
@@ -536,9 +587,19 @@ _ONLY_WHEN = {
     "adaptive_avg_pool1d": lambda node: _constant_ints(node, 1) in [[n] for n in range(2, _MOST_WINDOWS + 1)],
     "pad": lambda node: _is_constant(node, 2, "circular") and _is_constant_list(node, 1, 6),
     "diff": lambda node: _is_constant(node, 1, 0) or _is_constant(node, 1, 1),  # a loop over n would change shapes
-    "feature_dropout": lambda node: _is_constant(node, 2, False),  # in training it draws a random mask
-    "alpha_dropout": lambda node: _is_constant(node, 2, False),
-    "feature_alpha_dropout": lambda node: _is_constant(node, 2, False),
+    # in training it draws a random mask, unless p is 0 (ATen then returns the input)
+    "feature_dropout": lambda node: _is_constant(node, 2, False) or _is_constant(node, 1, 0.0),
+    "alpha_dropout": lambda node: _is_constant(node, 2, False) or _is_constant(node, 1, 0.0),
+    "feature_alpha_dropout": lambda node: _is_constant(node, 2, False) or _is_constant(node, 1, 0.0),
+    # torch-mlir's copysign and signbit view floats as integers (`aten.view.dtype`), which linalg leaves as an
+    # illegal `torch.constant.int`: the sign is read by comparisons instead (of floating tensors, see _signbit);
+    # logsumexp of a 0-d tensor and argmin/argmax over all elements are "backend illegal" in torch-mlir
+    "copysign__Tensor": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) and _has_dtype(node, 1, _FLOATING_DTYPES),
+    "signbit": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
+    "logsumexp": lambda node: _has_rank(node, 0, 0),
+    "argmin": lambda node: _is_constant(node, 1, None),
+    "argmax": lambda node: _is_constant(node, 1, None),
+    "squeeze_copy__dims": lambda node: _constant_ints(node, 1) is not None,
     "conj": lambda node: _has_dtype(node, 0, _REAL_DTYPES),  # (conjugation and parts of complex tensors differ)
     "conj_physical": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
     "real": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
@@ -573,6 +634,12 @@ _REAL_DTYPES = _FLOATING_DTYPES | {torch.bool, torch.uint8, torch.int8, torch.in
 def _has_dtype(node: Node, index: int, dtypes: frozenset) -> bool:
     """Whether the argument's type states a dtype among `dtypes` (an unrefined tensor says nothing)."""
     return getattr(node.inputs[index].type, "dtype", None) in dtypes
+
+
+def _has_rank(node: Node, index: int, rank: int) -> bool:
+    """Whether the argument's type states this rank."""
+    type_ = node.inputs[index].type
+    return isinstance(type_, ts.TensorType) and type_.rank == rank
 
 
 def _is_constant_list(node: Node, index: int, longest: int) -> bool:

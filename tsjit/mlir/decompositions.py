@@ -569,6 +569,39 @@ def nll_loss_nd(self: Tensor, target: Tensor, weight: Optional[Tensor] = None, r
   if reduction == 0:
     return loss.reshape(target.size())
   return loss
+def _lu_diagonal(A: Tensor) -> Tuple[Tensor, Tensor]:
+  # U's diagonal (..., n) of the LU factorization with partial pivoting (as LAPACK's getrf) and the sign of its row
+  # permutation (...): Gaussian elimination, one step per column (unrolled over the static size, see _ONLY_WHEN)
+  n = A.size(-1)
+  index = torch.arange(n)
+  rows = index.unsqueeze(-1)
+  a = A
+  sign = torch.ones_like(A.sum([-2, -1]))
+  diagonal = torch.zeros_like(A.sum([-1]))
+  for k in range(n):
+    candidates = torch.where(rows >= k, torch.abs(a.narrow(-1, k, 1)), torch.full_like(a.narrow(-1, k, 1), -1.0))
+    p = torch.argmax(candidates, -2, True)
+    row_k = a.narrow(-2, k, 1)
+    row_p = torch.gather(a, -2, p.expand(row_k.size()))
+    a = torch.where(rows == k, row_p, torch.where(rows == p, row_k, a))
+    sign = torch.where(p.reshape(sign.size()) != k, -sign, sign)
+    pivot = row_p.narrow(-1, k, 1)
+    diagonal = torch.where(index == k, pivot.squeeze(-1), diagonal)
+    column = a.narrow(-1, k, 1)
+    factors = torch.where(pivot == 0, torch.zeros_like(column), column / pivot)
+    a = torch.where(rows > k, a - factors * row_p, a)
+  return diagonal, sign
+def det(self: Tensor) -> Tensor:
+  diagonal, sign = _lu_diagonal(self)
+  return sign * torch.prod(diagonal, -1)
+def linalg_det(A: Tensor) -> Tensor:
+  return det(A)
+def linalg_slogdet(A: Tensor) -> Tuple[Tensor, Tensor]:
+  diagonal, sign = _lu_diagonal(A)
+  return sign * torch.prod(torch.sign(diagonal), -1), torch.sum(torch.log(torch.abs(diagonal)), [-1])
+def logdet(self: Tensor) -> Tensor:
+  sign, logabsdet = linalg_slogdet(self)
+  return torch.where(sign < 0, torch.full_like(logabsdet, float("nan")), logabsdet)
 def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
   return input
 def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
@@ -600,6 +633,11 @@ _ONLY_WHEN = {
     "argmin": lambda node: _is_constant(node, 1, None),
     "argmax": lambda node: _is_constant(node, 1, None),
     "squeeze_copy__dims": lambda node: _constant_ints(node, 1) is not None,
+    # LU with partial pivoting by a loop over the columns: of real matrices whose sizes the types state
+    "det": lambda node: _has_static_real_matrix(node, 0),
+    "linalg_det": lambda node: _has_static_real_matrix(node, 0),
+    "linalg_slogdet": lambda node: _has_static_real_matrix(node, 0),
+    "logdet": lambda node: _has_static_real_matrix(node, 0),
     "conj": lambda node: _has_dtype(node, 0, _REAL_DTYPES),  # (conjugation and parts of complex tensors differ)
     "conj_physical": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
     "real": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
@@ -640,6 +678,13 @@ def _has_rank(node: Node, index: int, rank: int) -> bool:
     """Whether the argument's type states this rank."""
     type_ = node.inputs[index].type
     return isinstance(type_, ts.TensorType) and type_.rank == rank
+
+
+def _has_static_real_matrix(node: Node, index: int) -> bool:
+    """Whether the argument is a floating tensor of rank at least 2 whose sizes the type states."""
+    type_ = node.inputs[index].type
+    return _has_dtype(node, index, _FLOATING_DTYPES) and type_.sizes is not None and len(type_.sizes) >= 2 and \
+        all(size is not None for size in type_.sizes)
 
 
 def _is_constant_list(node: Node, index: int, longest: int) -> bool:

@@ -57,3 +57,40 @@ def test_decompositions_over_sizes_and_lists_on_iree():
     x, y = torch.randn(3, 5), torch.randn(3, 5)
     run = iree.compile(tsjit.mlir.compile(tsjit.script(sizes_and_lists), [x, y], output_type="linalg-on-tensors"))
     assert_close(run(x, y), sizes_and_lists(x, y))
+
+
+def views_signs_and_losses(x: torch.Tensor, y: torch.Tensor, scalar: torch.Tensor, target: torch.Tensor):
+    return (torch.clamp_max(x, y), torch.clamp_min(x, y), torch.alias_copy(x), torch.t_copy(x),
+            torch.squeeze_copy(x.unsqueeze(1)), torch.log10(x.abs()), torch.copysign(x, y), torch.signbit(y),
+            torch.logsumexp(scalar, [0], True), torch.argmin(x), torch.argmax(x, keepdim=True), torch.vsplit(x, 2)[1],
+            torch.nn.functional.nll_loss(x, target, reduction="none"),
+            torch.nn.functional.nll_loss(x.unsqueeze(-1), target.unsqueeze(-1)),
+            torch.nn.functional.dropout2d(x.unsqueeze(0), 0.0, True),
+            torch.nn.functional.alpha_dropout(x, 0.0, True), torch.erfinv(torch.tanh(x)), torch.erfinv(torch.sign(y)))
+
+
+def test_decompositions_of_views_signs_and_losses_on_iree():
+    """Operators torch-mlir defines but linalg or IREE do not lower (clamp_max.Tensor, the *_copy views, log10,
+    copysign, logsumexp of a 0-d tensor, argmin over all elements, nll_loss_nd, dropout with p = 0, erfinv)."""
+    x, y = torch.randn(4, 5), torch.randn(4, 5)
+    y[0, 0], y[0, 1], x[1, 1] = -0.0, 0.0, 0.0
+    inputs = (x, y, torch.tensor(0.5), torch.tensor([0, 4, 2, 1]))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(views_signs_and_losses), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), views_signs_and_losses(*inputs))
+
+
+def determinants(a: torch.Tensor, empty: torch.Tensor):
+    return torch.linalg.det(a), torch.linalg.slogdet(a), torch.logdet(a), torch.det(empty)
+
+
+def test_determinants_by_lu_with_partial_pivoting_on_iree():
+    """det, slogdet and logdet (not in the torch dialect) by Gaussian elimination unrolled over the static size:
+    a batch with a negative determinant, a singular matrix and one needing a row exchange; and a 0x0 matrix."""
+    torch.manual_seed(0)
+    a = torch.randn(4, 3, 3)
+    a[2, 2] = a[2, 0]  # (a repeated row stays repeated through elimination: its pivot is exactly 0, as LAPACK's)
+    a[3, 0, 0] = 0.0
+    inputs = (a, torch.randn(0, 0))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(determinants), list(inputs), output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), tuple(determinants(*inputs)))

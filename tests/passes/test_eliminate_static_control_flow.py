@@ -132,6 +132,19 @@ def test_lists_of_constants_and_loops_computing_only_scalars_fold_without_loop_u
                absent=["prim::Loop", "aten::slice", "aten::list", "aten::len"])
 
 
+def test_a_tensor_loop_that_never_runs_goes_without_loop_unrolling():
+    """`for k in range(A.size(-1))` of a 0x0 matrix (the LU decomposition of linalg.det): its initial values."""
+    check_pass(eliminate_static_control_flow, """
+graph(%x : Tensor):
+  %true : bool = prim::Constant[value=1]()
+  %zero : int = prim::Constant[value=0]()
+  %r : Tensor = prim::Loop(%zero, %true, %x)
+    block0(%i : int, %acc : Tensor):
+      %y : Tensor = aten::mul(%acc, %acc)
+      -> (%true, %y)
+  return (%r)""", unroll_loops=False, inputs=[(torch.randn(3),)], absent=["prim::Loop", "aten::mul"])
+
+
 def test_a_list_something_writes_is_not_folded():
     check_pass(eliminate_static_control_flow, """
 graph(%x : Tensor):

@@ -36,6 +36,7 @@ import torch
 from tsjit import log
 from tsjit.frontend.ir_emitter import compile_source
 from tsjit.frontend.resolver import NativeResolver
+from tsjit.ir import types as ts
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Graph, Node
 from tsjit.ir.symbols import prim
@@ -522,6 +523,104 @@ def unbind_copy__int(self: Tensor, dim: int = 0) -> List[Tensor]:
   return torch.unbind(self, dim)
 def unfold_copy(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
   return self.unfold(dimension, size, step).clone()
+def alias_copy(self: Tensor) -> Tensor:
+  return self.clone()
+def t_copy(self: Tensor) -> Tensor:
+  return self.t().clone()
+def squeeze_copy(self: Tensor) -> Tensor:
+  return self.squeeze().clone()
+def squeeze_copy__dim(self: Tensor, dim: int) -> Tensor:
+  return self.squeeze(dim).clone()
+def squeeze_copy__dims(self: Tensor, dim: List[int]) -> Tensor:
+  return squeeze__dims(self, dim).clone()
+def clamp_max__Tensor(self: Tensor, max: Tensor) -> Tensor:
+  return torch.minimum(self, max)
+def clamp_min__Tensor(self: Tensor, min: Tensor) -> Tensor:
+  return torch.maximum(self, min)
+def log10(self: Tensor) -> Tensor:  # (defined, but IREE's CPU backend has no log10f)
+  return torch.log(self) * 0.43429448190325176  # 1 / log(10)
+def _signbit(self: Tensor) -> Tensor:  # (-0.0 is negative: its reciprocal is -inf; a NaN's sign is not seen)
+  return torch.where(self == 0, torch.reciprocal(self) < 0, self < 0)
+def signbit(self: Tensor) -> Tensor:
+  return _signbit(self)
+def copysign__Tensor(self: Tensor, other: Tensor) -> Tensor:
+  magnitude = torch.abs(self)
+  return torch.where(_signbit(other), -magnitude, magnitude)
+def logsumexp(self: Tensor, dim: List[int], keepdim: bool = False) -> Tensor:  # (of a 0-d tensor: _ONLY_WHEN)
+  return self.clone()  # ATen's max + log(sum(exp(x - max))) is x itself, infinities included
+def argmin(self: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:  # (dim None: _ONLY_WHEN)
+  if keepdim:
+    return torch.argmin(self.reshape([-1]), 0).reshape([1] * self.dim())
+  return torch.argmin(self.reshape([-1]), 0)
+def argmax(self: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+  if keepdim:
+    return torch.argmax(self.reshape([-1]), 0).reshape([1] * self.dim())
+  return torch.argmax(self.reshape([-1]), 0)
+def vsplit__int(self: Tensor, sections: int) -> List[Tensor]:
+  return torch.split(self, self.size(0) // sections, 0)
+def hsplit__int(self: Tensor, sections: int) -> List[Tensor]:
+  dim = 0 if self.dim() == 1 else 1
+  return torch.split(self, self.size(dim) // sections, dim)
+def dsplit__int(self: Tensor, sections: int) -> List[Tensor]:
+  return torch.split(self, self.size(2) // sections, 2)
+def nll_loss_nd(self: Tensor, target: Tensor, weight: Optional[Tensor] = None, reduction: int = 1,
+                ignore_index: int = -100) -> Tensor:
+  if self.dim() <= 2:
+    return torch.nll_loss_forward(self, target, weight, reduction, ignore_index)[0]
+  order = [0] + [d for d in range(2, self.dim())] + [1]  # the class dimension last
+  flat = self.permute(order).reshape([-1, self.size(1)])
+  loss = torch.nll_loss_forward(flat, target.reshape([-1]), weight, reduction, ignore_index)[0]
+  if reduction == 0:
+    return loss.reshape(target.size())
+  return loss
+def _lu_diagonal(A: Tensor) -> Tuple[Tensor, Tensor]:
+  # U's diagonal (..., n) of the LU factorization with partial pivoting (as LAPACK's getrf) and the sign of its row
+  # permutation (...): Gaussian elimination, one step per column (unrolled over the static size, see _ONLY_WHEN)
+  n = A.size(-1)
+  index = torch.arange(n)
+  rows = index.unsqueeze(-1)
+  a = A
+  sign = torch.ones_like(A.sum([-2, -1]))
+  diagonal = torch.zeros_like(A.sum([-1]))
+  for k in range(n):
+    candidates = torch.where(rows >= k, torch.abs(a.narrow(-1, k, 1)), torch.full_like(a.narrow(-1, k, 1), -1.0))
+    p = torch.argmax(candidates, -2, True)
+    row_k = a.narrow(-2, k, 1)
+    row_p = torch.gather(a, -2, p.expand(row_k.size()))
+    a = torch.where(rows == k, row_p, torch.where(rows == p, row_k, a))
+    sign = torch.where(p.reshape(sign.size()) != k, -sign, sign)
+    pivot = row_p.narrow(-1, k, 1)
+    diagonal = torch.where(index == k, pivot.squeeze(-1), diagonal)
+    column = a.narrow(-1, k, 1)
+    factors = torch.where(pivot == 0, torch.zeros_like(column), column / pivot)
+    a = torch.where(rows > k, a - factors * row_p, a)
+  return diagonal, sign
+def det(self: Tensor) -> Tensor:
+  diagonal, sign = _lu_diagonal(self)
+  return sign * torch.prod(diagonal, -1)
+def linalg_det(A: Tensor) -> Tensor:
+  return det(A)
+def linalg_slogdet(A: Tensor) -> Tuple[Tensor, Tensor]:
+  diagonal, sign = _lu_diagonal(A)
+  return sign * torch.prod(torch.sign(diagonal), -1), torch.sum(torch.log(torch.abs(diagonal)), [-1])
+def logdet(self: Tensor) -> Tensor:
+  sign, logabsdet = linalg_slogdet(self)
+  return torch.where(sign < 0, torch.full_like(logabsdet, float("nan")), logabsdet)
+def erfinv(self: Tensor) -> Tensor:  # (defined, but no backend lowers it): M. Giles' single-precision rational
+  # approximation ("Approximating the erfinv function", 2010), within 5e-7 of ATen's in float32 on (-1, 1)
+  w = -torch.log((1 - self) * (1 + self))
+  central = w - 2.5
+  p = 2.81022636e-08 * central + 3.43273939e-07
+  p = ((p * central - 3.5233877e-06) * central - 4.39150654e-06) * central + 0.00021858087
+  p = ((p * central - 0.00125372503) * central - 0.00417768164) * central + 0.246640727
+  p = p * central + 1.50140941
+  tail = torch.sqrt(w) - 3.0
+  q = -0.000200214257 * tail + 0.000100950558
+  q = ((q * tail + 0.00134934322) * tail - 0.00367342844) * tail + 0.00573950773
+  q = ((q * tail - 0.0076224613) * tail + 0.00943887047) * tail + 1.00167406
+  q = q * tail + 2.83297682
+  result = torch.where(w < 5.0, p, q) * self
+  return torch.where(torch.abs(self) == 1, self * float("inf"), result)
 def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
   return input
 def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
@@ -541,9 +640,24 @@ _ONLY_WHEN = {
     "adaptive_avg_pool1d": lambda node: _constant_ints(node, 1) in [[n] for n in range(2, _MOST_WINDOWS + 1)],
     "pad": lambda node: _is_constant(node, 2, "circular") and _is_constant_list(node, 1, 6),
     "diff": lambda node: _is_constant(node, 1, 0) or _is_constant(node, 1, 1),  # a loop over n would change shapes
-    "feature_dropout": lambda node: _is_constant(node, 2, False),  # in training it draws a random mask
-    "alpha_dropout": lambda node: _is_constant(node, 2, False),
-    "feature_alpha_dropout": lambda node: _is_constant(node, 2, False),
+    # in training it draws a random mask, unless p is 0 (ATen then returns the input)
+    "feature_dropout": lambda node: _is_constant(node, 2, False) or _is_constant(node, 1, 0.0),
+    "alpha_dropout": lambda node: _is_constant(node, 2, False) or _is_constant(node, 1, 0.0),
+    "feature_alpha_dropout": lambda node: _is_constant(node, 2, False) or _is_constant(node, 1, 0.0),
+    # torch-mlir's copysign and signbit view floats as integers (`aten.view.dtype`), which linalg leaves as an
+    # illegal `torch.constant.int`: the sign is read by comparisons instead (of floating tensors, see _signbit);
+    # logsumexp of a 0-d tensor and argmin/argmax over all elements are "backend illegal" in torch-mlir
+    "copysign__Tensor": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) and _has_dtype(node, 1, _FLOATING_DTYPES),
+    "signbit": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
+    "logsumexp": lambda node: _has_rank(node, 0, 0),
+    "argmin": lambda node: _is_constant(node, 1, None),
+    "argmax": lambda node: _is_constant(node, 1, None),
+    "squeeze_copy__dims": lambda node: _constant_ints(node, 1) is not None,
+    # LU with partial pivoting by a loop over the columns: of real matrices whose sizes the types state
+    "det": lambda node: _has_static_real_matrix(node, 0),
+    "linalg_det": lambda node: _has_static_real_matrix(node, 0),
+    "linalg_slogdet": lambda node: _has_static_real_matrix(node, 0),
+    "logdet": lambda node: _has_static_real_matrix(node, 0),
     "conj": lambda node: _has_dtype(node, 0, _REAL_DTYPES),  # (conjugation and parts of complex tensors differ)
     "conj_physical": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
     "real": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
@@ -551,6 +665,7 @@ _ONLY_WHEN = {
     "angle": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),  # of an integer tensor: a float tensor
     "linalg_vecdot": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
     "lgamma": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
+    "erfinv": lambda node: _has_dtype(node, 0, frozenset({torch.float16, torch.bfloat16, torch.float32})),
     "mvlgamma": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
     "matrix_power": lambda node: _is_constant_where(node, 1, lambda n: n >= 0),  # a negative power inverts
     "cov": lambda node: _is_constant(node, 2, None) and _is_constant(node, 3, None),  # without weights
@@ -578,6 +693,19 @@ _REAL_DTYPES = _FLOATING_DTYPES | {torch.bool, torch.uint8, torch.int8, torch.in
 def _has_dtype(node: Node, index: int, dtypes: frozenset) -> bool:
     """Whether the argument's type states a dtype among `dtypes` (an unrefined tensor says nothing)."""
     return getattr(node.inputs[index].type, "dtype", None) in dtypes
+
+
+def _has_rank(node: Node, index: int, rank: int) -> bool:
+    """Whether the argument's type states this rank."""
+    type_ = node.inputs[index].type
+    return isinstance(type_, ts.TensorType) and type_.rank == rank
+
+
+def _has_static_real_matrix(node: Node, index: int) -> bool:
+    """Whether the argument is a floating tensor of rank at least 2 whose sizes the type states."""
+    type_ = node.inputs[index].type
+    return _has_dtype(node, index, _FLOATING_DTYPES) and type_.sizes is not None and len(type_.sizes) >= 2 and \
+        all(size is not None for size in type_.sizes)
 
 
 def _is_constant_list(node: Node, index: int, longest: int) -> bool:

@@ -25,7 +25,8 @@ value semantics). Five rewrites, repeated until none applies, remove it:
 - `peel_constant_loops`: a loop that surely runs (constant trip count and constant initial condition) runs its
   first iteration before the loop (without loop unrolling, only a loop that computes no tensors: a product of
   known sizes, which then folds, F.instance_norm's check), with the iteration number 0; the loop continues from
-  iteration 1 and goes away once its condition or trip count is a constant that stops it:
+  iteration 1 and goes away once its condition or trip count is a constant that stops it (a loop that never runs
+  goes away with or without unrolling):
 
       %r = prim::Loop(%3, %true, %x)                 %x.1 = aten::add(%x, %zero)   (the body, i = 0)
         block0(%i, %x.2):                   ->        %r = prim::Loop(%2, %c.1, %x.1)
@@ -243,18 +244,19 @@ def inline_constant_ifs(graph: Graph) -> bool:
 
 
 def peel_constant_loops(graph: Graph, peeled: dict[Node, int], only_scalar_loops: bool = False) -> bool:
-    """Peel one iteration off each loop that surely runs; remove loops that surely stop. With
-    `only_scalar_loops`, only loops that compute no tensors."""
+    """Peel one iteration off each loop that surely runs; remove loops that surely stop (any loop: one that
+    never runs forwards its initial values, `for k in range(A.size(-1))` of a 0x0 matrix). With
+    `only_scalar_loops`, peel only loops that compute no tensors."""
     changed = False
     for loop in [n for n in graph.all_nodes() if n.kind is prim.Loop]:
         if not loop.is_in_block_list():  # inside a loop removed before
-            continue
-        if only_scalar_loops and (_computes_tensors(loop) or not _is_counted(loop)):
             continue
         trip, condition = loop.input(0), loop.input(1)
         if not (_is_constant(trip) and _is_constant(condition)):
             continue
         stops = not constant_value(condition.node) or constant_value(trip.node) <= 0
+        if only_scalar_loops and not stops and (_computes_tensors(loop) or not _is_counted(loop)):
+            continue
         if (stops or peeled.get(loop, 0) < UNROLL_LIMIT) and log.opt_allowed():
             if stops:
                 _remove_loop(loop)

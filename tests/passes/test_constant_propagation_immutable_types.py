@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import pytest
-import torch
 from pass_case import check_pass
 
-import tsjit
 from tsjit.passes.constant_propagation import constant_propagation_immutable_types
 
 CONSTANTS = {
@@ -91,40 +89,3 @@ graph(%x : Tensor):
   %y : Tensor = aten::mul(%t, %t)
   %z : Tensor = aten::add(%x, %y, %t)
   return (%z)""", changed=False, present=["aten::mul", "aten::add"])
-
-
-def test_identity_of_one_value_with_itself_folds_and_takes_the_branch():
-    """tsjit's own rule (torch.jit's pass keeps these): once the If's output is forwarded, `x is not k` tests one
-    value against itself, False whatever its type; the If on it then takes its else branch."""
-    check_pass(constant_propagation_immutable_types, """
-graph(%x : Tensor, %c : bool, %o : int[]?):
-  %k : Tensor = prim::If(%c)
-    block0():
-      -> (%x)
-    block1():
-      -> (%x)
-  %b : bool = aten::__isnot__(%x, %k)
-  %r : Tensor = prim::If(%b)
-    block0():
-      %y : Tensor = aten::neg(%x)
-      -> (%y)
-    block1():
-      -> (%x)
-  %s : bool = aten::__is__(%o, %o)
-  %t : (Tensor, bool) = prim::TupleConstruct(%r, %s)
-  return (%t)""", absent=["aten::__is", "aten::neg"], inputs=[(torch.randn(2), True, None),
-                                                            (torch.randn(2), False, [1, 2])])
-
-
-def test_self_attention_query_is_key_checks_fold_in_the_plan():
-    """nn.TransformerEncoderLayer gives its attention one tensor as query, key and value, which then tests
-    `query is not key or key is not value`: the executor's plan no longer does, and computes what eager does."""
-    torch.manual_seed(0)
-    module = torch.nn.TransformerEncoderLayer(8, 2, 16).eval()
-    scripted = tsjit.script(module)
-    x = torch.randn(3, 2, 8)
-    for _ in range(2):  # profiled, then optimized
-        torch.testing.assert_close(scripted(x), module(x))
-    identity_tests = [n for n in tsjit.last_executed_optimized_graph().all_nodes()
-                      if str(n.kind) in ("aten::__is__", "aten::__isnot__")]
-    assert identity_tests and not [n for n in identity_tests if n.inputs[0] is n.inputs[1]]

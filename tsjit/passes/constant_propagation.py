@@ -9,11 +9,6 @@ This is the variant TorchScript runs right after compiling (ConstantPropagationI
 that neither take nor produce mutable values (tensors, lists, dicts) are folded, so no alias analysis is
 needed; an If on a constant is replaced by the branch it takes, a Loop that cannot run is removed, and
 control-flow outputs that are the same in every branch are forwarded. Dead code is removed afterwards.
-An identity test of one value with itself is constant too, whatever the value (tsjit's own: such tests appear
-when forwarded If outputs make two values one, as nn.TransformerEncoderLayer's `query is not key`):
-
-    %k : Tensor = prim::If(%c) -> (%x) / -> (%x)        ->    %b : bool = prim::Constant[value=0]()
-    %b : bool = aten::__isnot__(%x, %k)
 """
 
 from __future__ import annotations
@@ -37,7 +32,6 @@ SKIP_KINDS = frozenset({
     prim.If, prim.Loop, prim.Closure, prim.Constant, prim.AutogradZero, prim.Uninitialized, prim.Guard,
     prim.profile, prim.profile_ivalue, prim.unchecked_unwrap_optional, aten.dequantize,
 })
-IDENTITY_TESTS = frozenset({aten.__is__, aten.__isnot__})
 NONDETERMINISTIC = frozenset({aten.rand, aten.randn, aten.randint, aten.randperm, aten.bernoulli,
                               aten.dropout, aten.multinomial, aten.normal, aten.poisson, aten.rrelu,
                               aten.rand_like, aten.randn_like, aten.randint_like, aten.feature_dropout,
@@ -151,8 +145,6 @@ class _ConstantPropagator:
             else:
                 self.run_block(node.blocks[0])
                 self.remove_extra_loop_outputs(node)
-        elif node.kind in IDENTITY_TESTS and node.inputs[0] is node.inputs[1] and log.opt_allowed():
-            self.fold_identity_test(node)
         elif constant_inputs and self.supported(node):
             self.propagate(node)
         else:
@@ -172,12 +164,6 @@ class _ConstantPropagator:
                 constant = graph.insert_constant(value, _constant_type(value, output))
                 output.replace_all_uses_with(constant)
                 self.changed = True
-
-    def fold_identity_test(self, node: Node) -> None:
-        log.graph_update(f"folding {node.kind} of %{node.inputs[0].debug_name} with itself")
-        with node.owning_graph.insert_point_guard(node):
-            node.output().replace_all_uses_with(node.owning_graph.insert_constant(node.kind is aten.__is__))
-        self.changed = True
 
     def inline_if(self, node: Node) -> None:
         block = node.blocks[0 if constant_value(node.inputs[0].node) else 1]

@@ -48,11 +48,12 @@ from tsjit.ir.constants import constant_value, must_be_none
 from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.symbols import aten, prim
 from tsjit.ops.matching import find_operator_for_node
-from tsjit.passes.constant_propagation import IDENTITY_TESTS, inline_if_branch
+from tsjit.passes.constant_propagation import inline_if_branch
 from tsjit.passes.peephole import must_not_be_none
 
 UNROLL_LIMIT = 64
 _FOLDABLE_TYPES = (ts.IntType, ts.FloatType, ts.BoolType)
+_IDENTITY_TESTS = frozenset({aten.__is__, aten.__isnot__})
 _SIDE_EFFECTS = frozenset({prim.Print, aten.warn, prim.RaiseException, prim.Uninitialized})
 
 
@@ -77,7 +78,7 @@ def fold_scalar_constants(graph: Graph) -> bool:
 
 
 def _foldable(node: Node) -> bool:
-    if node.kind in IDENTITY_TESTS and _identity_decided(node) is not None:
+    if node.kind in _IDENTITY_TESTS and _identity_decided(node) is not None:
         return True
     if node.kind is prim.ListUnpack:
         return _is_constant(node.input()) and len(constant_value(node.input().node)) == len(node.outputs)
@@ -159,7 +160,7 @@ def _identity_decided(node: Node) -> bool | None:
 
 
 def _fold(graph: Graph, node: Node) -> bool:
-    if node.kind in IDENTITY_TESTS and (same := _identity_decided(node)) is not None:
+    if node.kind in _IDENTITY_TESTS and (same := _identity_decided(node)) is not None:
         return _replace_by_constants(graph, node, [same == (node.kind is aten.__is__)])
     if node.kind is prim.ListUnpack:
         return _replace_by_constants(graph, node, constant_value(node.input().node))

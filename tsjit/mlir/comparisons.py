@@ -24,7 +24,7 @@ def compare_with_tensor_literals(module) -> bool:
     """Rewrite, in a torch-backend-contract module, every comparison of a float tensor with a float constant."""
     from torch_mlir import ir  # deferred: optional and slow to import (the mlir extra)
 
-    found = [op for op in _walk(module.operation) if _compares_with_a_float(op)]
+    found = [op for op in walk_operations(module.operation) if _compares_with_a_float(op)]
     for op in found:
         tensor, number = op.operands
         with ir.InsertionPoint(op), op.location:
@@ -49,9 +49,10 @@ def _compares_with_a_float(op) -> bool:
         getattr(number.owner, "name", None) == "torch.constant.float"
 
 
-def _walk(operation):
+def walk_operations(operation):
+    """Every operation nested in `operation`'s regions, outermost first."""
     for region in operation.regions:
         for block in region.blocks:
             for op in block.operations:
                 yield op.operation
-                yield from _walk(op.operation)
+                yield from walk_operations(op.operation)

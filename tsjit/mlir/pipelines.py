@@ -24,7 +24,7 @@ from tsjit import progress
 from tsjit.errors import MLIRError
 from tsjit.ir import types as ts
 from tsjit.ir.graph import Graph
-from tsjit.mlir.comparisons import compare_with_tensor_literals
+from tsjit.mlir.comparisons import compare_with_tensor_literals, walk_operations
 from tsjit.mlir.importer import FunctionSpec, import_function
 from tsjit.mlir.objects import as_module_value, import_object_graph
 from tsjit.mlir.prepare import (
@@ -240,20 +240,12 @@ def _unconverted_torch_ops(module) -> list[str]:
     """The torch-dialect ops (other than constants) a failed conversion left, with their TorchScript nodes: the
     first diagnostic often names only a constant whose user could not be converted."""
     found: dict[str, None] = {}
-    for op in _walk(module.operation):
+    for op in walk_operations(module.operation):
         name = op.operation.name
         if name.startswith("torch.") and not name.startswith(("torch.constant.", "torch_c.")) and \
                 not name.endswith((".yield", ".condition")):
             found[f"{name} (from {_node_of(op.location)})"] = None
     return list(found)
-
-
-def _walk(operation):
-    for region in operation.regions:
-        for block in region.blocks:
-            for op in block.operations:
-                yield op
-                yield from _walk(op.operation)
 
 
 def _first_match(pattern: re.Pattern, text: str) -> str | None:

@@ -253,6 +253,22 @@ def test_tsjit_trace_of_a_scripted_module_outside_the_trace_raises_as_torch_jit(
     assert _not_part_of_the_trace_message(tsjit.trace, calls_module) == expected
 
 
+def test_a_torch_jit_module_met_in_traces_is_converted_once() -> None:
+    """A scripted module called from traced code is converted on its first trace and kept while it lives: each
+    trace names the same module, whose class name gains no `___torch_mangle_N` from trace to trace."""
+    module = torch.jit.script(Branching())
+
+    def calls_module(x):
+        return module.shifted(x) + module(x)
+
+    messages = set()
+    for _ in range(3):
+        with pytest.raises(TsjitError, match="not part of the active trace") as raised:
+            tsjit.trace(calls_module, torch.ones(3))
+        messages.add(str(raised.value))  # `<qualified name object at address>`: the same converted module
+    assert len(messages) == 1
+
+
 def test_torch_jit_calls_outside_traces_go_to_torch_jit() -> None:
     """The calls are replaced only while tsjit traces."""
     original = torch._C.ScriptFunction.__call__

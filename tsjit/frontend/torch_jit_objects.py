@@ -9,7 +9,9 @@ read back, each once (kept weakly: dropping the torch.jit object drops tsjit's):
 - a module by its archive (`save_to_buffer`), loaded as tsjit loads any TorchScript archive: its attributes,
   submodules, methods and classes come along. Loading lives above the frontend, so the api layer registers
   the loader (`MODULE_LOADER`). Modules are kept by their C++ module (`_c`), which is what a ScriptMethod
-  knows of its owner (`converted_module_of`).
+  knows of its owner (`method.owner`, equal to and hashed as `_c`); one met only through a method call
+  (`converted_owner`, while tracing) is kept by its ScriptMethod objects, which its Python module holds in its
+  `__dict__`.
 """
 
 from __future__ import annotations
@@ -56,10 +58,19 @@ def converted_module(module: torch.nn.Module) -> Any:
     return found
 
 
-def converted_module_of(script_module: torch._C.ScriptModule) -> Any | None:
-    """The tsjit module converted from the torch.jit module whose C++ module this is, None if there is none yet.
-    (`method.owner` is a new Python object on each read, equal to and hashed as the module's `_c`.)"""
-    return _converted.get(script_module)
+def converted_owner(method: torch._C.ScriptMethod) -> Any:
+    """The tsjit module of the torch.jit module whose method this is, converted once per module: the method's
+    `owner` is a new Python object on each read, which a weak cache would drop at once, so a module whose Python
+    module was not converted is kept by its method objects (each module's own, cached in its `__dict__`)."""
+    owner = method.owner
+    found = _converted.get(owner)
+    if found is None:
+        found = _converted.get(method)
+    if found is None:
+        siblings = [module for key, module in list(_converted.items())
+                    if isinstance(key, torch._C.ScriptMethod) and key.owner == owner]
+        found = _converted[method] = siblings[0] if siblings else MODULE_LOADER[0](owner)
+    return found
 
 
 class ConvertedFunction(TracedFunction):

@@ -19,22 +19,17 @@ go straight to torch.jit.
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 import torch
 
-from tsjit.frontend.torch_jit_objects import MODULE_LOADER, converted_function, converted_module_of
+from tsjit.frontend.torch_jit_objects import converted_function, converted_owner
 from tsjit.frontend.torch_tracing_flags import REPLACED_WHILE_TRACING
 from tsjit.frontend.trace_arguments import bind_call
-from tsjit.frontend.tracer import TracingState, get_tracing_state
+from tsjit.frontend.tracer import get_tracing_state
 
 _ORIGINAL_FUNCTION_CALL = torch._C.ScriptFunction.__call__
 _ORIGINAL_METHOD_CALL = torch._C.ScriptMethod.__call__
-# torch.jit modules met only through a method call (no Python module of theirs was converted), converted once per
-# trace, by their C++ module
-_converted_owners: weakref.WeakKeyDictionary[TracingState, dict[torch._C.ScriptModule, Any]] = \
-    weakref.WeakKeyDictionary()
 
 
 def _call_function(function: torch._C.ScriptFunction, *args: Any, **kwargs: Any) -> Any:
@@ -56,18 +51,8 @@ def _call_method(method: torch._C.ScriptMethod, *args: Any, **kwargs: Any) -> An
     if state is None:
         return _ORIGINAL_METHOD_CALL(method, *args, **kwargs)
     with state.paused():  # loading the module's archive runs code the trace must not see
-        module = _converted_owner(state, method.owner)
+        module = converted_owner(method)
     return getattr(module, method.name)(*args, **kwargs)
-
-
-def _converted_owner(state: TracingState, owner: torch._C.ScriptModule) -> Any:
-    found = converted_module_of(owner)
-    if found is not None:
-        return found
-    converted = _converted_owners.setdefault(state, {})
-    if owner not in converted:
-        converted[owner] = MODULE_LOADER[0](owner)
-    return converted[owner]
 
 
 REPLACED_WHILE_TRACING.extend([(torch._C.ScriptFunction, "__call__", _call_function),

@@ -114,6 +114,40 @@ def test_module_graph_for_before_any_call_is_the_optimized_graph():
     assert "prim::profile" not in graph_kinds and {"prim::TypeCheck", "prim::FusionGroup"} <= graph_kinds
 
 
+class LinearThenPointwise(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return torch.relu(self.linear(x)) * 2 + 1
+
+
+def differentiates(module, x, mode: str) -> bool:
+    """Whether the graph `graph_for(x)` gives in this grad mode, after three calls in it, differentiates."""
+    with torch.no_grad() if mode == "no_grad" else torch.enable_grad():
+        for _ in range(3):
+            module(x)
+        return "prim::DifferentiableGraph" in str(module.graph_for(x))
+
+
+@pytest.mark.parametrize("modes", [("no_grad", "grad"), ("grad", "no_grad")], ids="-then-".join)
+def test_module_graph_for_is_the_plan_for_the_grad_mode(modes):
+    """The parameters need gradients in grad mode only, which the inputs' types do not show: whichever mode ran
+    first, graph_for gives the current mode's plan, as torch.jit's simple executor does (its profiling executor
+    keeps the first mode's plan for both, its guards sending the other mode to a fallback)."""
+    x = torch.randn(3, 4)
+    previous = torch._C._jit_set_profiling_executor(False)
+    try:
+        oracle = torch.jit.script(LinearThenPointwise())
+        expected = {mode: differentiates(oracle, x, mode) for mode in modes}
+    finally:
+        torch._C._jit_set_profiling_executor(previous)
+    assert expected == {"grad": True, "no_grad": False}
+    ours = tsjit.script(LinearThenPointwise())
+    assert {mode: differentiates(ours, x, mode) for mode in modes} == expected
+
+
 def plus_three(x: int) -> int:
     return x + 3
 

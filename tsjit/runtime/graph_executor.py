@@ -35,7 +35,7 @@ from tsjit import garbage_collection, log
 from tsjit.errors import RuntimeTsjitError
 from tsjit.ir.graph import Graph
 from tsjit.ir.symbols import prim
-from tsjit.ir.types import NoneType, OptionalType, TensorType, TupleType, Type
+from tsjit.ir.types import ClassType, NoneType, OptionalType, TensorType, TupleType, Type
 from tsjit.passes.check_strict_fusion import check_strict_fusion
 from tsjit.passes.common_subexpression_elimination import eliminate_common_subexpression
 from tsjit.passes.constant_pooling import constant_pooling
@@ -357,7 +357,8 @@ class GraphExecutor:
     def __init__(self, graph: Graph, optimize: bool = True):
         self.graph = graph
         self.optimize = optimize
-        # plans by (spec, default dtype, autocast on), the least recently used first; their keys by id(plan)
+        # plans by (spec, default dtype, autocast on, grad mode for methods), the least recently used first; their
+        # keys by id(plan)
         self._plans: OrderedDict[tuple, ExecutionPlan] = OrderedDict()
         self._plan_keys: dict[int, tuple] = {}
         self._plans_by_call_key: dict[tuple, ExecutionPlan] = {}  # the same plans by call_key (see get_plan)
@@ -365,6 +366,10 @@ class GraphExecutor:
         self._lock = threading.RLock()  # a same-thread re-entry fails loudly instead of hanging
         self._entries: dict[Any, Callable | None] = {}  # plan_entry by call key (and by miss, see entry())
         self._unoptimized_plans: dict[tuple, ExecutionPlan] = {}  # by plan key, see _unoptimized_plan
+        # A method's parameters are attributes of its object input, which the spec does not see: whether they need
+        # gradients depends on grad mode alone, so its plans are also keyed by grad mode (torch.jit's legacy
+        # ArgumentSpecCreator enters objects and specializes their tensor attributes by grad mode instead).
+        self._plans_by_grad_mode = any(isinstance(value.type, ClassType) for value in graph.inputs)
 
     def run(self, inputs: Sequence[Any]) -> Any:
         """The graph's result for `inputs` (one value, a tuple for several outputs, None for none).
@@ -439,7 +444,7 @@ class GraphExecutor:
     def _plan_for_call_key(self, call_key: tuple, inputs: Sequence[Any]) -> ExecutionPlan:
         if len(inputs) != len(self.graph.inputs):  # checked once per key: the key's length is the inputs' count
             raise RuntimeTsjitError(f"the graph takes {len(self.graph.inputs)} inputs, got {len(inputs)}")
-        key = (create_argument_spec(inputs), *call_key[2:])
+        key = (create_argument_spec(inputs), *call_key[2:], self._plans_by_grad_mode and call_key[1])
         if self.optimize and not executor_options.optimization_enabled():
             return self._unoptimized_plan(key)
         return self._compile(key, call_key)

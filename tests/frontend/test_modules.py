@@ -423,8 +423,11 @@ def test_module_list_loops_are_unrolled_and_len_is_the_container_method():
 
 
 def test_getattr_outputs_are_named_after_the_attribute():
+    """The class name may be mangled: a ReLU of another concrete type scripted earlier in the process (inplace=True)
+    took the plain name, in torch.jit too."""
     text = str(script_module(Stack()).graph)
-    assert '%_0 : __torch__.torch.nn.modules.activation.ReLU = prim::GetAttr[name="0"]' in text
+    assert re.search(r'%_0 : __torch__\.torch\.nn\.modules\.activation\.(___torch_mangle_\d+\.)?ReLU = '
+                     r'prim::GetAttr\[name="0"\]', text)
 
 
 class CallsHelper(nn.Module):

@@ -180,20 +180,15 @@ KNOWN_CODE_DIFFERENCES = {
 }
 
 
-def normalized_code(data: bytes) -> list[tuple[str, str]]:
-    """(file, code) pairs with mangling removed and `Final` constants sorted. A class whose name was mangled
-    (because one of the two compilers met another class of that name earlier in the process) is written to
-    `<module>/___torch_mangle_N.py` instead of `<module>.py`; torch orders constants by iterating a Python set, so
-    their order changes from process to process."""
-    archive = zipfile.ZipFile(io.BytesIO(data))
-    files = []
-    for name in archive.namelist():
-        if name.endswith(".py"):
-            text = re.sub(r"___torch_mangle_\d+\.?", "", archive.read(name).decode())
-            path = re.sub(r"/___torch_mangle_\d+\.py$", ".py", name.split("/", 1)[1])
-            files.append((path, re.sub(r"(?m)(^ *\w+ : Final\[.*\n)+",
-                                       lambda m: "".join(sorted(m.group(0).splitlines(True))), text)))
-    return sorted(files)
+def normalized_code(data: bytes) -> dict[str, list[str]]:
+    """The code files as `code_files` gives them (mangling removed, top-level definitions sorted, temporaries
+    renumbered), with `Final` constants sorted. A class whose name was mangled (because one of the two compilers
+    met another class of that name earlier in the process: a traced LSTM takes `...rnn.LSTM`) is written to
+    `<module>/___torch_mangle_N.py` apart from the functions of its module, and its temporaries are numbered from
+    0 there; torch orders constants by iterating a Python set, so their order changes from process to process."""
+    return {path: sorted(re.sub(r"(?m)(^ *\w+ : Final\[.*\n)+", lambda m: "".join(sorted(m.group(0).splitlines(True))),
+                                definition) for definition in definitions)
+            for path, definitions in code_files(data).items()}
 
 
 def code_params():

@@ -114,13 +114,17 @@ def test_module_graph_for_before_any_call_is_the_optimized_graph():
     assert "prim::profile" not in graph_kinds and {"prim::TypeCheck", "prim::FusionGroup"} <= graph_kinds
 
 
-class LinearThenPointwise(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.linear = nn.Linear(4, 4)
+def linear_then_pointwise() -> nn.Module:
+    """An instance of a new class each time: instances of one class share its methods' executors and plans."""
+    class LinearThenPointwise(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = nn.Linear(4, 4)
 
-    def forward(self, x):
-        return torch.relu(self.linear(x)) * 2 + 1
+        def forward(self, x):
+            return torch.relu(self.linear(x)) * 2 + 1
+
+    return LinearThenPointwise()
 
 
 def differentiates(module, x, mode: str) -> bool:
@@ -139,12 +143,12 @@ def test_module_graph_for_is_the_plan_for_the_grad_mode(modes):
     x = torch.randn(3, 4)
     previous = torch._C._jit_set_profiling_executor(False)
     try:
-        oracle = torch.jit.script(LinearThenPointwise())
+        oracle = torch.jit.script(linear_then_pointwise())
         expected = {mode: differentiates(oracle, x, mode) for mode in modes}
     finally:
         torch._C._jit_set_profiling_executor(previous)
     assert expected == {"grad": True, "no_grad": False}
-    ours = tsjit.script(LinearThenPointwise())
+    ours = tsjit.script(linear_then_pointwise())
     assert {mode: differentiates(ours, x, mode) for mode in modes} == expected
 
 

@@ -4,7 +4,8 @@
 specialized to an ArgumentSpec: for each tensor among the inputs, and inside input tuples, whether it is defined, its
 dtype, rank, requires_grad (only while grad mode is on) and device; an Optional input given None is typed NoneType. The
 spec keys a thread-safe cache of ExecutionPlans (together with the default dtype and whether autocast is on, which
-decide the dtypes shape propagation infers); calls find their plan by a cheaper key that decides the spec (call_key),
+decide the dtypes shape propagation infers, and for methods grad mode, which decides whether parameters need
+gradients); calls find their plan by a cheaper key that decides the spec (call_key),
 and most calls not even by that: the executor's `run` is the entry of the last plan it ran, a generated function testing
 that the inputs still have that plan's key (plan_entry). On a miss the graph is copied, its input types are refined to
 what the spec knows, the optimization pipeline runs, and the result is generated as a Python function

@@ -51,7 +51,8 @@ def test_dim_and_dtype_checks_disappear_from_the_plan(monkeypatch) -> None:
 def test_a_batchnorm_module_plan_has_no_dim_check() -> None:
     module = torch.nn.BatchNorm2d(3).eval()
     scripted, x = script_module(torch.nn.BatchNorm2d(3).eval()), torch.randn(2, 3, 4, 4)
-    torch.testing.assert_close(scripted(x), module(x))
+    for _ in range(2):  # the profiled run, then the optimized plan's first
+        torch.testing.assert_close(scripted(x), module(x))
     (plan,) = runtime_function(scripted.forward.function).executor.plans.values()
     assert "aten::dim" not in kinds(plan.graph)
     assert "aten::dim" in kinds(runtime_function(scripted.forward.function).graph)

@@ -208,6 +208,31 @@ def test_the_profiled_first_call_leaves_derivative_splitting_to_the_optimized_pl
         torch.testing.assert_close(torch.autograd.grad(result.sum(), x)[0], expected_gradient)
 
 
+def test_the_profiled_first_call_runs_only_the_required_passes(monkeypatch):
+    """As TorchScript's runProfilingInsensitiveOptimizations: before the first result only cleanups run (here the
+    required passes); inference and the derivative preserving optimizations wait for the optimized plan, which
+    still folds what the spec decides (the rank check) and gives the same result."""
+    from tsjit.runtime import graph_executor
+
+    ran = []
+    real = graph_executor.run_pass
+    monkeypatch.setattr(graph_executor, "run_pass", lambda fn, *a, **k: ran.append(fn.__name__) or real(fn, *a, **k))
+    monkeypatch.setattr(pge, "run_pass", lambda fn, *a, **k: ran.append(fn.__name__) or real(fn, *a, **k))
+
+    def checked(x, y):
+        if x.dim() != 1:
+            raise ValueError("expected a vector")
+        return torch.tanh(x * y + 1.0)
+
+    scripted = tsjit.script(checked)
+    x, y = torch.randn(3), torch.randn(3)
+    torch.testing.assert_close(scripted(x, y), torch.tanh(x * y + 1.0))
+    assert set(ran) == {"specialize_autograd_zero", "lower_simple_tuples"}
+    torch.testing.assert_close(scripted(x, y), torch.tanh(x * y + 1.0))
+    assert {"propagate_shapes", "eliminate_common_subexpression", "peephole_optimize"} <= set(ran)
+    assert "aten::dim" not in kinds(scripted.graph_for(x, y))
+
+
 def test_guards_of_chained_groups_are_eliminated_and_coalesced():
     def two_groups(x, y):
         a = torch.relu(x * y + 2.0)

@@ -4,14 +4,16 @@
 by the ArgumentSpec (graph_executor.py: dtype, rank, requires_grad and device of the inputs, tested by the plan's
 entry), which is what the optimizations before fusion rely on; a plan then goes through two phases:
 
-1. Profiling. The graph, specialized to the spec, gets the stages of the simple executor's OPTIMIZATION_PIPELINE
-   before `run_derivative_splitting` (they only use what the spec guarantees: required and inference passes,
-   dead code, CSE, constant propagation, peephole, unrolling), then prim::profile nodes (profiling_record.py).
+1. Profiling. The graph, specialized to the spec, gets only the required passes (as TorchScript runs only
+   cleanups before profiling: a function called once pays for no optimization), then prim::profile nodes
+   (profiling_record.py).
    The first `num_profiled_runs` calls run that graph (autograd records its operators one by one), its
    dispatcher operators called as OpOverloads without the probe that proves a faster binding (a first call
    would pay more for the probes than it saves: runtime/operations.py's operations_without_probes).
-2. Optimized. A copy of the profiled graph gets the recorded types (sizes, strides, requires_grad, and dtype and
-   rank where static types did not know them), the pipeline's stages from `run_derivative_splitting` on
+2. Optimized. A copy of the profiled graph, its profile nodes removed, gets the rest of the pipeline's stages
+   before `run_derivative_splitting` (they only use what the spec guarantees: inference passes, dead code, CSE,
+   constant propagation, peephole, unrolling), then the recorded types (sizes, strides, requires_grad, and dtype
+   and rank where static types did not know them), the pipeline's stages from `run_derivative_splitting` on
    (DifferentiableGraphs split for the profiled sizes, as TorchScript's runProfilingOptimizations, each guarded
    by them: runtime/differentiable_graph_op.py; fusion), then a prim::TypeCheck on the tensor inputs of each
    fusion group, the group behind a prim::If on the check and a prim::FallbackGraph in the other branch
@@ -47,7 +49,7 @@ from tsjit.runtime import graph_executor
 from tsjit.runtime.generated_plan import generate_plan
 from tsjit.runtime.graph_executor import ArgumentSpec, ExecutionPlan, GraphExecutor
 from tsjit.runtime.operations import operations_without_probes
-from tsjit.runtime.profiling_record import ProfilingRecord, remove_profile_nodes_and_specialize_types, restore_types
+from tsjit.runtime.profiling_record import ProfilingRecord, remove_profile_nodes, restore_types, specialize_types
 
 FusionStrategy = list[tuple[str, int]]
 FUSION_BEHAVIORS = ("STATIC", "DYNAMIC")
@@ -192,15 +194,17 @@ class ProfilingGraphExecutor(GraphExecutor):
         if not self.optimize:
             return GraphExecutor._build_plan(self, spec)
         graph = self._specialized_graph(spec)
-        for stage in _profiling_insensitive_stages():
-            stage(graph)
-        _lint(graph)
         if self.remaining_depth == 0:
+            for stage in _profiling_insensitive_stages():
+                stage(graph)
             graph_executor.run_derivative_splitting(graph)  # for the static types: no sizes to fold, no guard
             _lint(graph)
             plan = ProfilingPlan(graph, None)
             plan.optimize(graph)
             return plan
+        for stage in _stages_before_profiling():
+            stage(graph)
+        _lint(graph)
         record = ProfilingRecord(graph, self.num_profiled_runs)
         with operations_without_probes():  # a plan for a few runs: see operations_without_probes
             return ProfilingPlan(graph, record)
@@ -208,7 +212,10 @@ class ProfilingGraphExecutor(GraphExecutor):
     def _optimized_graph(self, profiled: Graph) -> Graph:
         """The profiled graph with the recorded types, fused, guarded, its guards eliminated (see above)."""
         graph = profiled.copy()
-        static = remove_profile_nodes_and_specialize_types(graph)
+        seen = remove_profile_nodes(graph)
+        for stage in _profiling_insensitive_stages()[len(_stages_before_profiling()):]:
+            stage(graph)  # on the static types: no rewrite here may assume what only the profiled runs saw
+        static = specialize_types(seen)
         for stage in _profiling_sensitive_stages():
             stage(graph)
         static = {value: type_ for value, type_ in static.items() if value.node.owning_block is not None}
@@ -220,6 +227,13 @@ class ProfilingGraphExecutor(GraphExecutor):
         log.graph_dump(f"optimized with the profiled types ({behavior}, {self.remaining_depth} specializations "
                        "to go):", graph)
         return graph
+
+
+def _stages_before_profiling() -> tuple:
+    """What a first call runs before its profiled run, as TorchScript's runProfilingInsensitiveOptimizations runs
+    only cleanups there: the required passes. Inference and the derivative preserving optimizations wait for the
+    optimized graph, so that a function called once pays for none of them."""
+    return (graph_executor.run_required_passes,)
 
 
 def _profiling_insensitive_stages() -> tuple:

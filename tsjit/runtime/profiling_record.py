@@ -18,7 +18,7 @@ TensorType.merge does: what all runs agree on stays known, so two shapes give a 
 
     Float(2, 3, strides=[3, 1], requires_grad=0, device=cpu)  merged with  Float(5, 3, ...)  =  Float(*, 3, ...)
 
-A None seen on an optional tensor sets `seen_none`. `remove_profile_nodes_and_specialize_types` turns the record
+A None seen on an optional tensor sets `seen_none`. `remove_profile_nodes` and `specialize_types` turn the record
 into value types for the optimizing passes (TorchScript's RemoveProfileNodesAndSpecializeTypes), and
 `restore_types` takes them back once the passes that needed them (fusion, its guards) ran.
 """
@@ -127,18 +127,23 @@ def profiled_types(graph: Graph) -> dict[Value, TensorType]:
     return seen
 
 
-def remove_profile_nodes_and_specialize_types(graph: Graph) -> dict[Value, Type]:
-    """Remove the prim::profile nodes; a value they saw gets the profiled type where it refines the static one.
-
-    Returns the static types of the values given profiled ones, for `restore_types`: beyond the guards the
-    optimizer inserts, the profiled types are assumptions, not facts."""
+def remove_profile_nodes(graph: Graph) -> dict[Value, TensorType]:
+    """Remove the prim::profile nodes, returning what they saw (`profiled_types`), for `specialize_types`."""
     seen = profiled_types(graph)
     for node in [n for n in graph.all_nodes() if n.kind is prim.profile]:
         if node.inputs:
             node.output().replace_all_uses_with(node.input())
         node.destroy()
+    return seen
+
+
+def specialize_types(seen: dict[Value, TensorType]) -> dict[Value, Type]:
+    """Give each value still in its graph its profiled type where that refines its static type; returns the
+    static types of those values, for `restore_types`."""
     static: dict[Value, Type] = {}
     for value, profiled in seen.items():
+        if value.node.owning_block is None:
+            continue  # removed by the passes run between the removal of the profile nodes and now
         if isinstance(value.type, TensorType) and profiled.is_subtype_of(value.type):
             static[value] = value.type
             value.set_type(profiled)

@@ -37,16 +37,18 @@ import tsjit
 from bench.programs import chain_source
 
 tsjit.CompilationUnit(chain_source(10)).chain(torch.randn(4), torch.randn(4))
-loaded = sorted(name for name in sys.modules if name in {"tsjit.api.module", "tsjit.frontend.module_sugared_values"})
-assert not loaded, f"scripting and running a function imported the module frontend: {loaded}"
+frontends = {"tsjit.api.module", "tsjit.frontend.module_sugared_values", "tsjit.frontend.script_class",
+             "tsjit.frontend.concrete_module_type"}
+loaded = sorted(name for name in sys.modules if name in frontends)
+assert not loaded, f"scripting and running a function imported the module or class frontend: {loaded}"
 tsjit.script(torch.nn.Linear(2, 3))(torch.randn(1, 2))  # which scripting a module imports
 print("ok")
 """
 
 
 def test_scripting_a_function_imports_no_module_frontend():
-    """A function's first call loads only what functions need: the module frontend (api/module.py and what it
-    imports) comes with the first nn.Module scripted."""
+    """A function's first call loads only what functions need: the module and class frontends (api/module.py,
+    frontend/script_class.py and what they import) come with the first nn.Module or class scripted."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
     result = subprocess.run([sys.executable, "-c", _SCRIPT_AND_RUN_A_FUNCTION], capture_output=True, text=True,
                             env=env, cwd=ROOT)

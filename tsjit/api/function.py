@@ -53,7 +53,6 @@ from tsjit.frontend.resolver import (
     compiled_function_for,
     compiled_function_with_types,
 )
-from tsjit.frontend.script_class import from_script_value, script_class, to_script_value
 from tsjit.frontend.torch_jit_objects import converted_function, is_torch_jit_function
 from tsjit.frontend.torch_tracing_flags import torch_jit_is_tracing
 from tsjit.frontend.tracer import get_tracing_state
@@ -249,7 +248,7 @@ class ArgumentBinder:
         """A graph's result as Python sees it (from_script_value)."""
         if self._plain_result and not isinstance(value, Object):
             return value
-        return from_script_value(value, self._return_type)
+        return _from_script_value(value, self._return_type)
 
 
 def _tensors_only(type_: T.Type) -> bool:
@@ -268,6 +267,25 @@ def _holds_named_type(type_: T.Type) -> bool:
     if isinstance(type_, T.ClassType | T.InterfaceType | T.EnumType):
         return True
     return any(_holds_named_type(t) for t in type_.contained_types())
+
+
+def _to_script_value(value: Any, expected: T.Type) -> Any:
+    """script_class.to_script_value: only types that hold a named type can take script objects, so the class
+    frontend is imported (its first use) only for those."""
+    if not _holds_named_type(expected):
+        return value
+    from tsjit.frontend.script_class import to_script_value
+
+    return to_script_value(value, expected)
+
+
+def _from_script_value(value: Any, type_: T.Type) -> Any:
+    """script_class.from_script_value, which only converts runtime Objects (see _to_script_value)."""
+    if not isinstance(value, Object) and not _holds_named_type(type_):
+        return value
+    from tsjit.frontend.script_class import from_script_value
+
+    return from_script_value(value, type_)
 
 
 def bind_arguments(schema: FunctionSchema, args: tuple, kwargs: dict) -> list[Any]:
@@ -306,7 +324,7 @@ def check_arguments(schema: FunctionSchema, inputs: list[Any]) -> list[Any]:
 def check_argument(schema: FunctionSchema, position: int, argument, value: Any) -> Any:
     """The value as the argument's type takes it (an int for a float becomes a float); a TsjitError otherwise."""
     expected = argument.type
-    value = to_enum_value(to_script_value(value, expected), expected)
+    value = to_enum_value(_to_script_value(value, expected), expected)
     if fits_type(value, expected):
         return _widened(value, expected)
     raise TsjitError(f"Expected a value of type '{expected.annotation_str()}' for argument '{argument.name}' but "
@@ -441,6 +459,8 @@ def _script(obj: Any) -> Any:
         if scripted is not None:
             return scripted
     if inspect.isclass(obj):
+        from tsjit.frontend.script_class import script_class  # the class frontend, loaded by its first use
+
         return script_class(obj)
     if is_torch_jit_function(obj):
         return ScriptFunction(converted_function(obj))

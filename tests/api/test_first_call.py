@@ -41,6 +41,8 @@ frontends = {"tsjit.api.module", "tsjit.frontend.module_sugared_values", "tsjit.
              "tsjit.frontend.concrete_module_type"}
 loaded = sorted(name for name in sys.modules if name in frontends)
 assert not loaded, f"scripting and running a function imported the module or class frontend: {loaded}"
+tables = sorted(name for name in sys.modules if name == "tsjit.ops.prim_ops" or name.startswith("tsjit.ops.builtins"))
+assert not tables, f"a function of tensor operators loaded the JIT-only builtins: {tables}"
 tsjit.script(torch.nn.Linear(2, 3))(torch.randn(1, 2))  # which scripting a module imports
 print("ok")
 """
@@ -48,7 +50,8 @@ print("ok")
 
 def test_scripting_a_function_imports_no_module_frontend():
     """A function's first call loads only what functions need: the module and class frontends (api/module.py,
-    frontend/script_class.py and what they import) come with the first nn.Module or class scripted."""
+    frontend/script_class.py and what they import) come with the first nn.Module or class scripted, and the
+    tables of JIT-only builtins (ops/builtins, ops/prim_ops) with the first program that calls one."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
     result = subprocess.run([sys.executable, "-c", _SCRIPT_AND_RUN_A_FUNCTION], capture_output=True, text=True,
                             env=env, cwd=ROOT)

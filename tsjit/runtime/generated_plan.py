@@ -62,7 +62,7 @@ from tsjit.runtime.interpreter import (
     node_error,
 )
 from tsjit.runtime.last_uses import find_last_uses
-from tsjit.runtime.operations import compile_operation, operation_for_node
+from tsjit.runtime.operations import compile_operation
 
 _SUSPENDING_KINDS = frozenset({prim.fork, aten.wait})
 _CALL_KINDS = frozenset({prim.CallFunction, prim.CallMethod}) | SUBGRAPH_KINDS
@@ -257,7 +257,7 @@ class _Generator:
         if not output.uses:
             return
         try:
-            value = operation_for_node(node)()
+            value = constant_value(node)  # what prim_ops' prim::Constant operation returns, without loading it
         except Exception as error:
             self.call(node, depth, _raiser(error), ())
             return

@@ -131,7 +131,10 @@ def _stand_in(dtype: torch.dtype, has_dims: bool) -> torch.Tensor:
 
 def node_operation_factory(kind: Symbol) -> OperationFactory | None:
     """The factory building operations for nodes of `kind` from the node itself, if that kind has one."""
-    return RUNTIME_NODE_OPERATIONS.get(kind) or _prim_node_operations().get(kind)
+    factory = RUNTIME_NODE_OPERATIONS.get(kind)
+    if factory is None and kind.ns == "prim":  # prim_ops' table holds prim kinds only: aten calls never load it
+        factory = _prim_node_operations().get(kind)
+    return factory
 
 
 @functools.cache
@@ -142,8 +145,10 @@ def _prim_node_operations() -> dict[Symbol, OperationFactory]:
 
 
 def _operator_for(node: Node) -> Operator:
-    _prim_node_operations()  # the builtins register their operators on import
     operator = find_operator_for_node(node)
+    if operator is None:  # perhaps a schema only tsjit's builtins register, on import (they append to the kind's
+        _prim_node_operations()  # overloads, so an operator found without them is the one found with them)
+        operator = find_operator_for_node(node)
     if operator is None:
         raise SchemaError(f"no operator implements {node.kind} for inputs of these types:\n  {node!r}")
     return operator

@@ -66,8 +66,9 @@ def test_loops_become_for_or_while() -> None:
 
 # ---- the generated plan and the interpreter agree ---------------------------------------------------------------
 def both_ways(graph, make_args):
-    """The outcomes of one plan of `graph` run generated and interpreted, on fresh copies of the arguments."""
-    function = Function("corpus", graph)
+    """The outcomes of one plan of `graph` run generated and interpreted, on fresh copies of the arguments (a plan
+    of the graph as it is: the profiling executor interprets its profiling plans, and generates optimized ones)."""
+    function = Function("corpus", graph, optimize=False)
     plan = function.executor.get_plan(make_args())
     suspends = any(node.kind in (prim.fork, aten.wait) for node in plan.graph.all_nodes())
     assert (plan.generated is None) == suspends

@@ -48,6 +48,7 @@ from tsjit.passes.pass_runner import run_pass
 from tsjit.runtime import graph_executor
 from tsjit.runtime.generated_plan import generate_plan
 from tsjit.runtime.graph_executor import ArgumentSpec, ExecutionPlan, GraphExecutor
+from tsjit.runtime.interpreter import Code
 from tsjit.runtime.operations import operations_without_probes
 from tsjit.runtime.profiling_record import ProfilingRecord, remove_profile_nodes, restore_types, specialize_types
 
@@ -124,8 +125,12 @@ class ProfilingPlan(ExecutionPlan):
     __slots__ = ("record",)
 
     def __init__(self, graph: Graph, record: ProfilingRecord | None):
-        super().__init__(graph)
-        self.record = record
+        """While it profiles, the plan is interpreted: its few runs cost less than generating and compiling
+        Python source for them (as torch.jit interprets its profiling graph); `optimize` generates the function.
+        The Code is compiled now, under the caller's `operations_without_probes`."""
+        self.graph, self.generated, self.record = graph, None, record
+        self._code = Code(graph) if record is not None else None
+        self.run = self.interpret
 
     def optimize(self, graph: Graph) -> None:
         """From now on run `graph`, recording it as the last executed optimized graph of the thread."""

@@ -48,12 +48,13 @@ from operator import itemgetter
 from typing import Any
 
 from tsjit.errors import RuntimeTsjitError
+from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.objects import Object
 from tsjit.ir.symbols import aten, prim
 from tsjit.runtime.futures import Future, submit
 from tsjit.runtime.last_uses import find_last_uses
-from tsjit.runtime.operations import Operation, compile_operation, operation_for_node
+from tsjit.runtime.operations import Operation, compile_operation
 from tsjit.runtime.script_traceback import format_traceback
 
 OP, MOVE, DROP, JUMP, JUMP_IF_FALSE, LOOP_TEST, LOOP_BACK, CALL, WAIT, RET = (
@@ -221,7 +222,7 @@ class _Emitter:
         if not node.output().uses:
             return
         try:
-            value = operation_for_node(node)()
+            value = constant_value(node)  # what prim_ops' prim::Constant operation returns, without loading it
         except Exception as error:
             self.emit(OP, node, outputs=self.outputs_of(node), operation=_raiser(error))
             return

@@ -53,7 +53,6 @@ from tsjit.frontend.resolver import (
     compiled_function_for,
     compiled_function_with_types,
 )
-from tsjit.frontend.torch_jit_objects import converted_function, is_torch_jit_function
 from tsjit.frontend.torch_tracing_flags import torch_jit_is_tracing
 from tsjit.frontend.tracer import get_tracing_state
 from tsjit.ir import types as T
@@ -62,8 +61,6 @@ from tsjit.ir.objects import Object
 from tsjit.ir.schema import FunctionSchema
 from tsjit.passes.inliner import inline_calls
 from tsjit.runtime.function import runtime_function
-from tsjit.runtime.torch_jit_tracer import run_for_torch_jit_tracer
-from tsjit.serialization import function_code
 
 
 def _call_back_weakly(function: ScriptFunction):
@@ -131,6 +128,8 @@ class ScriptFunction:
         inputs = binder.bind(args, kwargs)
         state = get_tracing_state()
         if state is None and torch_jit_is_tracing():
+            from tsjit.runtime.torch_jit_tracer import run_for_torch_jit_tracer  # loaded by torch.jit's first trace
+
             return binder.result(run_for_torch_jit_tracer(self._runtime_function(), inputs))
         if state is None:
             function = self._runtime_function()
@@ -149,6 +148,8 @@ class ScriptFunction:
     @property
     def code(self) -> str:
         """The function's TorchScript source, as torch.jit's `.code` prints it (the Python printer)."""
+        from tsjit.serialization import function_code  # the printer, loaded by the first `.code`
+
         return function_code(self)
 
     def graph_for(self, *args: Any, **kwargs: Any) -> Graph:
@@ -462,7 +463,9 @@ def _script(obj: Any) -> Any:
         from tsjit.frontend.script_class import script_class  # the class frontend, loaded by its first use
 
         return script_class(obj)
-    if is_torch_jit_function(obj):
+    if isinstance(obj, torch._C.ScriptFunction):  # what torch.jit compiled, converted by torch_jit_objects
+        from tsjit.frontend.torch_jit_objects import converted_function
+
         return ScriptFunction(converted_function(obj))
     if not inspect.isfunction(obj):
         raise TsjitError(f"tsjit.script cannot compile {obj!r}: expected a function (modules and classes need "

@@ -36,10 +36,6 @@ def is_torch_jit_module(value: Any) -> bool:
     return isinstance(value, torch.nn.Module) and isinstance(getattr(value, "_c", None), torch._C.ScriptModule)
 
 
-def is_torch_jit_function(value: Any) -> bool:
-    return isinstance(value, torch._C.ScriptFunction)
-
-
 def converted_function(function: torch._C.ScriptFunction) -> ConvertedFunction:
     """The tsjit GraphFunction of a torch.jit ScriptFunction."""
     found = _converted.get(function)

@@ -22,8 +22,9 @@ from tsjit.ops.builtins.common import fail, float_to_int64, int32
 
 # ------------------------------------------------------------------------------------ number conversions
 
-_INTEGER_TEXT = re.compile(r"\s*[+-]?\d+")
-_FLOAT_TEXT = re.compile(r"\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)", re.IGNORECASE)
+# patterns, compiled (and cached by `re`) on first use: loading this table compiles nothing
+_INTEGER_TEXT = r"\s*[+-]?\d+"
+_FLOAT_TEXT = r"(?i)\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)"
 
 
 def _checked_int(value: Any, type_name: str) -> int:
@@ -58,7 +59,7 @@ def scalar_to_float(a: Any) -> float:
 
 def string_to_int(a: str) -> int:
     """C++ `stoll`: leading whitespace and a sign allowed, nothing after the digits."""
-    match = _INTEGER_TEXT.match(a)
+    match = re.match(_INTEGER_TEXT, a)
     if match is None:
         fail("stoll")
     if match.end() != len(a):
@@ -71,7 +72,7 @@ def string_to_int(a: str) -> int:
 
 def string_to_float(a: str) -> float:
     """C++ `stod`: leading whitespace, decimal or exponent notation, inf and nan; nothing after."""
-    match = _FLOAT_TEXT.match(a)
+    match = re.match(_FLOAT_TEXT, a)
     if match is None:
         fail("stod")
     if match.end() != len(a):

@@ -164,7 +164,98 @@ def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: O
   return torch.relu(torch.linear(input, w_ih, b_ih) + torch.linear(hx, w_hh, b_hh))
 """
 
-DECOMPOSITIONS = _REDUCE + _PARTLY_LOWERED + """
+# Permutations, contractions and splits whose index lists are constants in the program (their loops and list
+# comprehensions unroll once the lists and ranks are known, so permute/reshape/slice see constant lists):
+_INDEX_LISTS = """
+def _wrapped_dims(dims: List[int], rank: int) -> List[int]:
+  return [d + rank if d < 0 else d for d in dims]
+def _other_dims(dims: List[int], rank: int) -> List[int]:
+  return [d for d in range(rank) if d not in dims]
+def movedim__intlist(self: Tensor, source: List[int], destination: List[int]) -> Tensor:
+  rank = self.dim()
+  sources = _wrapped_dims(source, rank)
+  destinations = _wrapped_dims(destination, rank)
+  rest = _other_dims(sources, rank)
+  order: List[int] = []
+  for d in range(rank):
+    if d in destinations:
+      order.append(sources[destinations.index(d)])
+    else:
+      order.append(rest[len(order) - len([e for e in destinations if e < d])])
+  return self.permute(order)
+def tensordot(self: Tensor, other: Tensor, dims_self: List[int], dims_other: List[int]) -> Tensor:
+  contracted_self = _wrapped_dims(dims_self, self.dim())
+  contracted_other = _wrapped_dims(dims_other, other.dim())
+  free_self = _other_dims(contracted_self, self.dim())
+  free_other = _other_dims(contracted_other, other.dim())
+  size = 1
+  for d in contracted_self:
+    size = size * self.size(d)
+  left = self.permute(free_self + contracted_self).reshape([-1, size])
+  right = other.permute(contracted_other + free_other).reshape([size, -1])
+  return torch.mm(left, right).reshape([self.size(d) for d in free_self] + [other.size(d) for d in free_other])
+def meshgrid__indexing(tensors: List[Tensor], indexing: str) -> List[Tensor]:
+  count = len(tensors)
+  axes = [1 - i if indexing == "xy" and count >= 2 and i < 2 else i for i in range(count)]
+  sizes = [tensors[axes.index(d)].numel() for d in range(count)]
+  return [tensors[i].reshape([-1 if d == axes[i] else 1 for d in range(count)]).expand(sizes) for i in range(count)]
+def meshgrid(tensors: List[Tensor]) -> List[Tensor]:
+  return meshgrid__indexing(tensors, "ij")
+def pdist(self: Tensor, p: float = 2.0) -> Tensor:
+  pairs = torch.triu_indices(self.size(0), self.size(0), 1)
+  differences = torch.index_select(self, 0, pairs[0]) - torch.index_select(self, 0, pairs[1])
+  return torch.linalg_vector_norm(differences, p, [1], False)
+"""
+
+# Scans and selections along a dimension of known size n, by comparing every pair of its elements (n * n
+# comparisons, where ATen scans or sorts; torch-mlir has no cummax, cummin or mode). NaN counts as equal to NaN
+# and above every number, as ATen's scans and sorts take it. (mode: of a NaN mode, ATen's index is the first
+# NaN's, this one the last's.)
+_ALONG_A_DIMENSION = """
+def _same(a: Tensor, b: Tensor) -> Tensor:
+  same = a == b
+  if a.is_floating_point():
+    same = torch.logical_or(same, torch.logical_and(torch.isnan(a), torch.isnan(b)))
+  return same
+def _above(a: Tensor, b: Tensor) -> Tensor:
+  above = a > b
+  if a.is_floating_point():
+    above = torch.logical_or(above, torch.logical_and(torch.isnan(a), torch.logical_not(torch.isnan(b))))
+  return above
+def _cumulative_extreme(self: Tensor, dim: int, largest: bool) -> Tuple[Tensor, Tensor]:
+  if self.dim() == 0:
+    return self.clone(), torch.zeros_like(self, dtype=4)
+  x = self.movedim(dim, -1)
+  positions = torch.arange(x.size(-1))
+  seen = positions.unsqueeze(0) <= positions.unsqueeze(1)  # [i, j]: j <= i
+  candidates = torch.where(seen, x.unsqueeze(-2), x.narrow(-1, 0, 1).unsqueeze(-1))  # [..., i, j]
+  values = candidates.amax(-1) if largest else candidates.amin(-1)
+  if x.is_floating_point():
+    values = torch.where(torch.logical_and(seen, torch.isnan(x).unsqueeze(-2)).any(-1),
+                         torch.full_like(values, float("nan")), values)
+  hits = torch.logical_and(seen, _same(x.unsqueeze(-2), values.unsqueeze(-1)))
+  indices = torch.where(hits, positions, -1).amax(-1)  # the last, as ATen takes a tie
+  return values.movedim(-1, dim), indices.movedim(-1, dim)
+def cummax(self: Tensor, dim: int) -> Tuple[Tensor, Tensor]:
+  return _cumulative_extreme(self, dim, True)
+def cummin(self: Tensor, dim: int) -> Tuple[Tensor, Tensor]:
+  return _cumulative_extreme(self, dim, False)
+def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> Tuple[Tensor, Tensor]:
+  if self.dim() == 0:
+    return self.clone(), torch.zeros_like(self, dtype=4)
+  x = self.movedim(dim, -1)
+  counts = _same(x.unsqueeze(-1), x.unsqueeze(-2)).sum(-1)
+  most = counts == counts.amax(-1, True)
+  above_a_mode = torch.logical_and(_above(x.unsqueeze(-1), x.unsqueeze(-2)), most.unsqueeze(-2)).any(-1)
+  chosen = torch.logical_and(most, torch.logical_not(above_a_mode))  # the smallest of the most frequent
+  index = torch.where(chosen, torch.arange(x.size(-1)), -1).amax(-1, True)  # its last position
+  values = x.gather(-1, index)
+  if keepdim:
+    return values.movedim(-1, dim), index.movedim(-1, dim)
+  return values.squeeze(-1), index.squeeze(-1)
+"""
+
+DECOMPOSITIONS = _REDUCE + _PARTLY_LOWERED + _INDEX_LISTS + _ALONG_A_DIMENSION + """
 def positive(self: Tensor) -> Tensor:
   return self
 def resolve_neg(self: Tensor) -> Tensor:

@@ -628,6 +628,14 @@ def clamp_max__Tensor(self: Tensor, max: Tensor) -> Tensor:
   return torch.minimum(self, max)
 def clamp_min__Tensor(self: Tensor, min: Tensor) -> Tensor:
   return torch.maximum(self, min)
+def tan(self: Tensor) -> Tensor:  # (float32: _ONLY_WHEN) reduced by pi/2 in three parts (Cody and Waite's)
+  k = torch.round(self * 0.6366197723675814)
+  r = self - k * 1.5703125 - k * 4.837512969970703e-4 - k * 7.549789954891882e-8  # |r| <= pi/4
+  z = r * r  # sine and cosine of r by their Taylor series, to the terms below float32's precision there
+  sine = r * (1.0 + z * (-1.0 / 6 + z * (1.0 / 120 + z * (-1.0 / 5040 + z * (1.0 / 362880 - z / 39916800)))))
+  cosine = 1.0 + z * (-0.5 + z * (1.0 / 24 + z * (-1.0 / 720 + z * (1.0 / 40320 + z * (-1.0 / 3628800 +
+                                                                                      z / 479001600)))))
+  return torch.where(torch.remainder(k, 2.0) == 1.0, -cosine / sine, sine / cosine)
 def log10(self: Tensor) -> Tensor:  # (defined, but IREE's CPU backend has no log10f)
   return torch.log(self) * 0.43429448190325176  # 1 / log(10)
 def _signbit(self: Tensor) -> Tensor:  # (-0.0 is negative: its reciprocal is -inf; a NaN's sign is not seen)
@@ -756,6 +764,10 @@ _ONLY_WHEN = {
     "angle": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),  # of an integer tensor: a float tensor
     "linalg_vecdot": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
     "lgamma": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
+    # IREE's tanf reduces its argument by pi/2 rounded to float: near a pole (cos x ~ 1e-4) a quarter of the
+    # digits go (op_db's tan of -1.5706: -6326.25, eager -6328.0); its sinf and cosf lose relative precision
+    # near 0, so the reduced argument's tangent is computed by series
+    "tan": lambda node: _has_dtype(node, 0, frozenset({torch.float32})),
     "erfinv": lambda node: _has_dtype(node, 0, frozenset({torch.float16, torch.bfloat16, torch.float32})),
     "mvlgamma": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
     "matrix_power": lambda node: _is_constant_where(node, 1, lambda n: n >= 0),  # a negative power inverts

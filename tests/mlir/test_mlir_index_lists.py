@@ -41,3 +41,16 @@ def test_scans_modes_and_tan_on_iree():
     angles = torch.cat([torch.linspace(-9.0, 9.0, 37), torch.tensor([-1.5706, 1.5688, 4.7123, -7.8538, 0.0013])])
     inputs = (x, counts, angles)
     assert_close(lowered_and_run(scans_modes_and_tan, inputs), scans_modes_and_tan(*inputs))
+
+
+def pools(x: torch.Tensor, volume: torch.Tensor):
+    return (torch.nn.functional.max_pool1d(x, 3, 2, ceil_mode=True, return_indices=True),
+            torch.nn.functional.max_pool2d(x.unsqueeze(0), 2, return_indices=True), torch.nn.functional.max_pool1d(x, 2),
+            torch.nn.functional.max_pool3d(volume, 3, 2, ceil_mode=True, return_indices=True),
+            torch.nn.functional.avg_pool3d(volume, (2, 2, 2)))
+
+
+def test_pools_whose_windows_end_before_or_after_the_input_on_iree():
+    """Inputs cut to (or, for ceil_mode, padded to) where the last window ends; flat indices of the input's."""
+    inputs = (torch.randn(2, 5, 7), torch.randn(1, 2, 3, 6, 5))
+    assert_close(lowered_and_run(pools, inputs), pools(*inputs))

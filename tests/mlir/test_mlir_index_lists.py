@@ -45,7 +45,8 @@ def test_scans_modes_and_tan_on_iree():
 
 def pools(x: torch.Tensor, volume: torch.Tensor):
     return (torch.nn.functional.max_pool1d(x, 3, 2, ceil_mode=True, return_indices=True),
-            torch.nn.functional.max_pool2d(x.unsqueeze(0), 2, return_indices=True), torch.nn.functional.max_pool1d(x, 2),
+            torch.nn.functional.max_pool2d(x.unsqueeze(0), 2, return_indices=True),
+            torch.nn.functional.max_pool1d(x, 2),
             torch.nn.functional.max_pool3d(volume, 3, 2, ceil_mode=True, return_indices=True),
             torch.nn.functional.avg_pool3d(volume, (2, 2, 2)))
 

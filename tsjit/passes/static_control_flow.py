@@ -45,7 +45,7 @@ import functools
 from tsjit import log
 from tsjit.ir import types as ts
 from tsjit.ir.constants import constant_value, must_be_none
-from tsjit.ir.graph import Graph, Node, Value
+from tsjit.ir.graph import Block, Graph, Node, Use, Value
 from tsjit.ir.symbols import aten, prim
 from tsjit.ops.matching import find_operator_for_node
 from tsjit.passes.constant_propagation import inline_if_branch
@@ -122,7 +122,7 @@ def fold_list_appends(graph: Graph) -> bool:
     return changed
 
 
-def _appends_and_reads(value: Value) -> list[tuple[Node, list]] | None:
+def _appends_and_reads(value: Value) -> list[tuple[Node, Use]] | None:
     """The appends to `value` and its reads in execution order, each as (the node in value's block where it
     happens, the use); None unless every use is an append in value's block or a read, and one is an append."""
     block = value.node.owning_block
@@ -135,16 +135,22 @@ def _appends_and_reads(value: Value) -> list[tuple[Node, list]] | None:
         schema = user.maybe_schema()
         if schema is None or schema.is_mutable:
             return None
-        while user.owning_block is not block:
-            user = user.owning_block.owning_node
-        events.append((user, use))
+        events.append((_ancestor_in(user, block), use))
     if not any(use.user.kind is aten.append for _, use in events):
         return None
     return sorted(events, key=functools.cmp_to_key(_execution_order))
 
 
-def _execution_order(a: tuple[Node, object], b: tuple[Node, object]) -> int:
+def _execution_order(a: tuple[Node, Use], b: tuple[Node, Use]) -> int:
     return 0 if a[0] is b[0] else -1 if a[0].is_before(b[0]) else 1
+
+
+def _ancestor_in(node: Node, block: Block | None) -> Node:
+    """The node of `block` that is `node` or holds it in a nested block."""
+    owner = node.owning_block
+    while owner is not block and owner is not None and owner.owning_node is not None:
+        node, owner = owner.owning_node, owner.owning_node.owning_block
+    return node
 
 
 def _split_at_appends(graph: Graph, node: Node, events: list) -> None:

@@ -734,7 +734,8 @@ def tan(self: Tensor) -> Tensor:  # (float32: _ONLY_WHEN) reduced by pi/2 in thr
   sine = r * (1.0 + z * (-1.0 / 6 + z * (1.0 / 120 + z * (-1.0 / 5040 + z * (1.0 / 362880 - z / 39916800)))))
   cosine = 1.0 + z * (-0.5 + z * (1.0 / 24 + z * (-1.0 / 720 + z * (1.0 / 40320 + z * (-1.0 / 3628800 +
                                                                                       z / 479001600)))))
-  return torch.where(torch.remainder(k, 2.0) == 1.0, -cosine / sine, sine / cosine)
+  odd = k - 2.0 * torch.floor(k * 0.5) == 1.0  # (torch-mlir's StableHLO remainder of a negative k is negative)
+  return torch.where(odd, -cosine / sine, sine / cosine)
 def log10(self: Tensor) -> Tensor:  # (defined, but IREE's CPU backend has no log10f)
   return torch.log(self) * 0.43429448190325176  # 1 / log(10)
 def _signbit(self: Tensor) -> Tensor:  # (-0.0 is negative: its reciprocal is -inf; a NaN's sign is not seen)

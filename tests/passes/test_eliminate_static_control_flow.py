@@ -49,9 +49,9 @@ graph(%x : Tensor):
   %written : int[] = prim::ListConstruct(%one)
   %n : int = aten::len(%read)
   %m : int = aten::len(%written)
-  %w : int[] = aten::append(%written, %two)
+   = aten::insert(%written, %one, %two)
   %r : (int, int) = prim::TupleConstruct(%n, %m)
-  return (%r)""", present=["aten::len(%written)", "aten::append"])
+  return (%r)""", present=["aten::len(%written)", "aten::insert"])
     assert str(graph).count("aten::len") == 1
 
 
@@ -70,9 +70,9 @@ graph(%x : Tensor, %y : Tensor):
                absent=["aten::__isnot__", "aten::add", "prim::TupleUnpack"])
 
 
-def test_appends_before_any_other_use_of_a_list_literal_become_its_elements():
-    """An unrolled list comprehension (nn.MultiheadAttention's `all([_check_arg_device(x) for x in args])`); an
-    append after a read stays."""
+def test_appends_to_a_list_literal_become_its_elements():
+    """An unrolled list comprehension (nn.MultiheadAttention's `all([_check_arg_device(x) for x in args])`), and
+    an unrolled loop reading the list it appends to: each read sees the elements appended before it."""
     check_pass(eliminate_static_control_flow, """
 graph(%x : Tensor):
   %true : bool = prim::Constant[value=1]()
@@ -83,10 +83,33 @@ graph(%x : Tensor):
   %all : bool = aten::all(%checks)
   %read : bool[] = prim::ListConstruct(%true)
   %n : int = aten::len(%read)
-  %later : bool[] = aten::append(%read, %true)
-  %r : (bool, int) = prim::TupleConstruct(%all, %n)
-  return (%r)""", inputs=[(torch.randn(1),)], present=["aten::len(%read)", "aten::append(%read, %true)"],
-               absent=["aten::all", "aten::append(%checks"])
+  %later : bool[] = aten::append(%read, %false)
+  %m : int = aten::len(%read)
+  %last : bool = aten::__getitem__(%read, %n)
+  %r : (bool, int, int, bool) = prim::TupleConstruct(%all, %n, %m, %last)
+  return (%r)""", inputs=[(torch.randn(1),)], absent=["aten::all", "aten::append", "aten::len", "aten::__getitem__"])
+
+
+def test_appends_in_control_flow_or_to_an_escaping_list_stay():
+    """A list appended to in a branch, or also held by a tuple (which could be unpacked and written), keeps its
+    appends."""
+    check_pass(eliminate_static_control_flow, """
+graph(%x : Tensor, %c : bool):
+  %true : bool = prim::Constant[value=1]()
+  %branchy : bool[] = prim::ListConstruct()
+  %1 : bool[] = aten::append(%branchy, %true)
+   = prim::If(%c)
+    block0():
+      %2 : bool[] = aten::append(%branchy, %true)
+      -> ()
+    block1():
+      -> ()
+  %n : int = aten::len(%branchy)
+  %held : bool[] = prim::ListConstruct()
+  %t : (bool[], bool) = prim::TupleConstruct(%held, %true)
+  %3 : bool[] = aten::append(%held, %true)
+  %r : (int, (bool[], bool)) = prim::TupleConstruct(%n, %t)
+  return (%r)""", changed=False)
 
 
 def test_none_is_not_a_value_that_cannot_be_none():
@@ -182,5 +205,5 @@ def test_a_list_that_is_written_keeps_its_length_and_elements_unknown():
 graph(%a : Tensor):
   %xs : Tensor[] = prim::ListConstruct(%a)
   %n : int = aten::len(%xs)
-  %ys : Tensor[] = aten::append(%xs, %a)
+   = aten::insert(%xs, %n, %a)
   return (%n)""", changed=False)

@@ -164,7 +164,197 @@ def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: O
   return torch.relu(torch.linear(input, w_ih, b_ih) + torch.linear(hx, w_hh, b_hh))
 """
 
-DECOMPOSITIONS = _REDUCE + _PARTLY_LOWERED + """
+# Permutations, contractions and splits whose index lists are constants in the program (their loops and list
+# comprehensions unroll once the lists and ranks are known, so permute/reshape/slice see constant lists):
+_INDEX_LISTS = """
+def _wrapped_dims(dims: List[int], rank: int) -> List[int]:
+  return [d + rank if d < 0 else d for d in dims]
+def _other_dims(dims: List[int], rank: int) -> List[int]:
+  return [d for d in range(rank) if d not in dims]
+def movedim__intlist(self: Tensor, source: List[int], destination: List[int]) -> Tensor:
+  rank = self.dim()
+  sources = _wrapped_dims(source, rank)
+  destinations = _wrapped_dims(destination, rank)
+  rest = _other_dims(sources, rank)
+  order: List[int] = []
+  for d in range(rank):
+    if d in destinations:
+      order.append(sources[destinations.index(d)])
+    else:
+      order.append(rest[len(order) - len([e for e in destinations if e < d])])
+  return self.permute(order)
+def tensordot(self: Tensor, other: Tensor, dims_self: List[int], dims_other: List[int]) -> Tensor:
+  contracted_self = _wrapped_dims(dims_self, self.dim())
+  contracted_other = _wrapped_dims(dims_other, other.dim())
+  free_self = _other_dims(contracted_self, self.dim())
+  free_other = _other_dims(contracted_other, other.dim())
+  size = 1
+  for d in contracted_self:
+    size = size * self.size(d)
+  left = self.permute(free_self + contracted_self).reshape([-1, size])
+  right = other.permute(contracted_other + free_other).reshape([size, -1])
+  return torch.mm(left, right).reshape([self.size(d) for d in free_self] + [other.size(d) for d in free_other])
+def meshgrid__indexing(tensors: List[Tensor], indexing: str) -> List[Tensor]:
+  count = len(tensors)
+  axes = [1 - i if indexing == "xy" and count >= 2 and i < 2 else i for i in range(count)]
+  sizes = [tensors[axes.index(d)].numel() for d in range(count)]
+  return [tensors[i].reshape([-1 if d == axes[i] else 1 for d in range(count)]).expand(sizes) for i in range(count)]
+def meshgrid(tensors: List[Tensor]) -> List[Tensor]:
+  return meshgrid__indexing(tensors, "ij")
+def pdist(self: Tensor, p: float = 2.0) -> Tensor:
+  pairs = torch.triu_indices(self.size(0), self.size(0), 1)
+  differences = torch.index_select(self, 0, pairs[0]) - torch.index_select(self, 0, pairs[1])
+  return torch.linalg_vector_norm(differences, p, [1], False)
+"""
+
+# Pooling whose windows do not end exactly at the input's end (a trailing part no window reads, or ceil_mode's
+# last window running past it): IREE's pooling ops require the input to end where the last window does ("'linalg.
+# generic' op inferred input/output operand #1 has shape's dimension #0 to be 3, but found 2"), and torch-mlir's
+# ceil_mode padding makes the input too long. Without padding (see _ONLY_WHEN), the input is cut or padded (with
+# -inf for max) to the extent the windows read; a max pool's flat indices are then mapped back to the input's.
+_POOLS = """
+def _pool_setting(values: List[int], i: int, default: int) -> int:
+  if len(values) == 0:
+    return default
+  return values[i] if len(values) > i else values[0]
+def _fitted_along(x: Tensor, i: int, kernel: List[int], stride: List[int], dilation: List[int], ceil_mode: bool,
+                  fill: float) -> Tensor:
+  dim = x.dim() - len(kernel) + i
+  size = x.size(dim)
+  k = _pool_setting(kernel, i, 1)
+  s = _pool_setting(stride, i, k)
+  d = _pool_setting(dilation, i, 1)
+  count = (size - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+  if ceil_mode and (count - 1) * s >= size:
+    count = count - 1
+  extent = (count - 1) * s + d * (k - 1) + 1
+  if extent < size:
+    return x.narrow(dim, 0, extent)
+  if extent > size:
+    return torch.constant_pad_nd(x, [0] * (2 * (x.dim() - 1 - dim)) + [0, extent - size], fill)
+  return x
+def _fitted(x: Tensor, kernel: List[int], stride: List[int], dilation: List[int], ceil_mode: bool,
+            fill: float) -> Tensor:  # (no loop: one that carries tensors of changing sizes would stay a loop)
+  x = _fitted_along(x, 0, kernel, stride, dilation, ceil_mode, fill)
+  if len(kernel) > 1:
+    x = _fitted_along(x, 1, kernel, stride, dilation, ceil_mode, fill)
+  if len(kernel) > 2:
+    x = _fitted_along(x, 2, kernel, stride, dilation, ceil_mode, fill)
+  return x
+def _original_indices(indices: Tensor, fitted: List[int], original: List[int]) -> Tensor:
+  result = torch.zeros_like(indices)
+  inner_fitted = 1
+  inner_original = 1
+  for i in range(len(fitted) - 1, -1, -1):
+    coordinate = torch.remainder(torch.div(indices, inner_fitted, rounding_mode="floor"), fitted[i])
+    result = result + coordinate * inner_original
+    inner_fitted = inner_fitted * fitted[i]
+    inner_original = inner_original * original[i]
+  return result
+def _max_pool_with_indices(self: Tensor, kernel_size: List[int], stride: List[int], dilation: List[int],
+                           ceil_mode: bool) -> Tuple[Tensor, Tensor]:
+  x = _fitted(self, kernel_size, stride, dilation, ceil_mode, float("-inf"))
+  rank = len(kernel_size)
+  kernel = [_pool_setting(kernel_size, i, 1) for i in range(rank)]
+  strides = [_pool_setting(stride, i, kernel[i]) for i in range(rank)]
+  dilations = [_pool_setting(dilation, i, 1) for i in range(rank)]
+  if rank == 1:
+    values, indices = torch.max_pool1d_with_indices(x, kernel, strides, [0], dilations, False)
+  elif rank == 2:
+    values, indices = torch.max_pool2d_with_indices(x, kernel, strides, [0, 0], dilations, False)
+  else:
+    values, indices = torch.max_pool3d_with_indices(x, kernel, strides, [0, 0, 0], dilations, False)
+  spatial = list(range(self.dim() - rank, self.dim()))
+  return values, _original_indices(indices, [x.size(d) for d in spatial], [self.size(d) for d in spatial])
+def max_pool1d_with_indices(self: Tensor, kernel_size: List[int], stride: List[int] = [], padding: List[int] = [0],
+                            dilation: List[int] = [1], ceil_mode: bool = False) -> Tuple[Tensor, Tensor]:
+  return _max_pool_with_indices(self, kernel_size, stride, dilation, ceil_mode)
+def max_pool2d_with_indices(self: Tensor, kernel_size: List[int], stride: List[int] = [], padding: List[int] = [0],
+                            dilation: List[int] = [1], ceil_mode: bool = False) -> Tuple[Tensor, Tensor]:
+  return _max_pool_with_indices(self, kernel_size, stride, dilation, ceil_mode)
+def max_pool3d_with_indices(self: Tensor, kernel_size: List[int], stride: List[int] = [], padding: List[int] = [0],
+                            dilation: List[int] = [1], ceil_mode: bool = False) -> Tuple[Tensor, Tensor]:
+  return _max_pool_with_indices(self, kernel_size, stride, dilation, ceil_mode)
+def max_pool1d(self: Tensor, kernel_size: List[int], stride: List[int] = [], padding: List[int] = [0],
+               dilation: List[int] = [1], ceil_mode: bool = False) -> Tensor:
+  x = _fitted(self, kernel_size, stride, dilation, ceil_mode, float("-inf"))
+  return torch.max_pool1d(x, kernel_size, stride, [0], dilation, False)
+def max_pool2d(self: Tensor, kernel_size: List[int], stride: List[int] = [], padding: List[int] = [0],
+               dilation: List[int] = [1], ceil_mode: bool = False) -> Tensor:
+  x = _fitted(self, kernel_size, stride, dilation, ceil_mode, float("-inf"))
+  return torch.max_pool2d(x, kernel_size, stride, [0], dilation, False)
+def max_pool3d(self: Tensor, kernel_size: List[int], stride: List[int] = [], padding: List[int] = [0],
+               dilation: List[int] = [1], ceil_mode: bool = False) -> Tensor:
+  x = _fitted(self, kernel_size, stride, dilation, ceil_mode, float("-inf"))
+  return torch.max_pool3d(x, kernel_size, stride, [0], dilation, False)
+def avg_pool1d(self: Tensor, kernel_size: List[int], stride: List[int] = [], padding: List[int] = [0],
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+  return torch.avg_pool1d(_fitted(self, kernel_size, stride, [1], False, 0.0), kernel_size,
+                          stride if len(stride) > 0 else kernel_size, [0], False,
+                          count_include_pad)
+def avg_pool2d(self: Tensor, kernel_size: List[int], stride: List[int] = [], padding: List[int] = [0],
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: Optional[int] = None) -> Tensor:
+  return torch.avg_pool2d(_fitted(self, kernel_size, stride, [1], False, 0.0), kernel_size,
+                          stride if len(stride) > 0 else kernel_size, [0], False,
+                          count_include_pad, divisor_override)
+def avg_pool3d(self: Tensor, kernel_size: List[int], stride: List[int] = [], padding: List[int] = [0],
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: Optional[int] = None) -> Tensor:
+  return torch.avg_pool3d(_fitted(self, kernel_size, stride, [1], False, 0.0), kernel_size,
+                          stride if len(stride) > 0 else kernel_size, [0], False,
+                          count_include_pad, divisor_override)
+"""
+
+# Scans and selections along a dimension of known size n, by comparing every pair of its elements (n * n
+# comparisons, where ATen scans or sorts; torch-mlir has no cummax, cummin or mode). NaN counts as equal to NaN
+# and above every number, as ATen's scans and sorts take it. (mode: of a NaN mode, ATen's index is the first
+# NaN's, this one the last's.)
+_ALONG_A_DIMENSION = """
+def _same(a: Tensor, b: Tensor) -> Tensor:
+  same = a == b
+  if a.is_floating_point():
+    same = torch.logical_or(same, torch.logical_and(torch.isnan(a), torch.isnan(b)))
+  return same
+def _above(a: Tensor, b: Tensor) -> Tensor:
+  above = a > b
+  if a.is_floating_point():
+    above = torch.logical_or(above, torch.logical_and(torch.isnan(a), torch.logical_not(torch.isnan(b))))
+  return above
+def _cumulative_extreme(self: Tensor, dim: int, largest: bool) -> Tuple[Tensor, Tensor]:
+  if self.dim() == 0:
+    return self.clone(), torch.zeros_like(self, dtype=4)
+  x = self.movedim(dim, -1)
+  positions = torch.arange(x.size(-1))
+  seen = positions.unsqueeze(0) <= positions.unsqueeze(1)  # [i, j]: j <= i
+  candidates = torch.where(seen, x.unsqueeze(-2), x.narrow(-1, 0, 1).unsqueeze(-1))  # [..., i, j]
+  values = candidates.amax(-1) if largest else candidates.amin(-1)
+  if x.is_floating_point():
+    values = torch.where(torch.logical_and(seen, torch.isnan(x).unsqueeze(-2)).any(-1),
+                         torch.full_like(values, float("nan")), values)
+  hits = torch.logical_and(seen, _same(x.unsqueeze(-2), values.unsqueeze(-1)))
+  indices = torch.where(hits, positions, -1).amax(-1)  # the last, as ATen takes a tie
+  return values.movedim(-1, dim), indices.movedim(-1, dim)
+def cummax(self: Tensor, dim: int) -> Tuple[Tensor, Tensor]:
+  return _cumulative_extreme(self, dim, True)
+def cummin(self: Tensor, dim: int) -> Tuple[Tensor, Tensor]:
+  return _cumulative_extreme(self, dim, False)
+def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> Tuple[Tensor, Tensor]:
+  if self.dim() == 0:
+    return self.clone(), torch.zeros_like(self, dtype=4)
+  x = self.movedim(dim, -1)
+  counts = _same(x.unsqueeze(-1), x.unsqueeze(-2)).sum(-1)
+  most = counts == counts.amax(-1, True)
+  above_a_mode = torch.logical_and(_above(x.unsqueeze(-1), x.unsqueeze(-2)), most.unsqueeze(-2)).any(-1)
+  chosen = torch.logical_and(most, torch.logical_not(above_a_mode))  # the smallest of the most frequent
+  index = torch.where(chosen, torch.arange(x.size(-1)), -1).amax(-1, True)  # its last position
+  values = x.gather(-1, index)
+  if keepdim:
+    return values.movedim(-1, dim), index.movedim(-1, dim)
+  return values.squeeze(-1), index.squeeze(-1)
+"""
+
+DECOMPOSITIONS = _REDUCE + _PARTLY_LOWERED + _INDEX_LISTS + _ALONG_A_DIMENSION + _POOLS + """
 def positive(self: Tensor) -> Tensor:
   return self
 def resolve_neg(self: Tensor) -> Tensor:
@@ -537,6 +727,15 @@ def clamp_max__Tensor(self: Tensor, max: Tensor) -> Tensor:
   return torch.minimum(self, max)
 def clamp_min__Tensor(self: Tensor, min: Tensor) -> Tensor:
   return torch.maximum(self, min)
+def tan(self: Tensor) -> Tensor:  # (float32: _ONLY_WHEN) reduced by pi/2 in three parts (Cody and Waite's)
+  k = torch.round(self * 0.6366197723675814)
+  r = self - k * 1.5703125 - k * 4.837512969970703e-4 - k * 7.549789954891882e-8  # |r| <= pi/4
+  z = r * r  # sine and cosine of r by their Taylor series, to the terms below float32's precision there
+  sine = r * (1.0 + z * (-1.0 / 6 + z * (1.0 / 120 + z * (-1.0 / 5040 + z * (1.0 / 362880 - z / 39916800)))))
+  cosine = 1.0 + z * (-0.5 + z * (1.0 / 24 + z * (-1.0 / 720 + z * (1.0 / 40320 + z * (-1.0 / 3628800 +
+                                                                                      z / 479001600)))))
+  odd = k - 2.0 * torch.floor(k * 0.5) == 1.0  # (torch-mlir's StableHLO remainder of a negative k is negative)
+  return torch.where(odd, -cosine / sine, sine / cosine)
 def log10(self: Tensor) -> Tensor:  # (defined, but IREE's CPU backend has no log10f)
   return torch.log(self) * 0.43429448190325176  # 1 / log(10)
 def _signbit(self: Tensor) -> Tensor:  # (-0.0 is negative: its reciprocal is -inf; a NaN's sign is not seen)
@@ -665,6 +864,14 @@ _ONLY_WHEN = {
     "angle": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),  # of an integer tensor: a float tensor
     "linalg_vecdot": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
     "lgamma": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
+    # IREE's tanf reduces its argument by pi/2 rounded to float: near a pole (cos x ~ 1e-4) a quarter of the
+    # digits go (op_db's tan of -1.5706: -6326.25, eager -6328.0); its sinf and cosf lose relative precision
+    # near 0, so the reduced argument's tangent is computed by series
+    "tan": lambda node: _has_dtype(node, 0, frozenset({torch.float32})),
+    # (without padding; an average pool only without ceil_mode, whose last window ATen averages over less)
+    **{f"max_pool{n}d{indices}": lambda node: _pool_to_fit(node, 4, 5) for n in (1, 2, 3)
+       for indices in ("", "_with_indices")},
+    **{f"avg_pool{n}d": lambda node: _is_constant(node, 4, False) and _pool_to_fit(node, None, 4) for n in (1, 2, 3)},
     "erfinv": lambda node: _has_dtype(node, 0, frozenset({torch.float16, torch.bfloat16, torch.float32})),
     "mvlgamma": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
     "matrix_power": lambda node: _is_constant_where(node, 1, lambda n: n >= 0),  # a negative power inverts
@@ -706,6 +913,37 @@ def _has_static_real_matrix(node: Node, index: int) -> bool:
     type_ = node.inputs[index].type
     return _has_dtype(node, index, _FLOATING_DTYPES) and type_.sizes is not None and len(type_.sizes) >= 2 and \
         all(size is not None for size in type_.sizes)
+
+
+def _pool_to_fit(node: Node, dilation_index: int | None, ceil_index: int) -> bool:
+    """Whether a pool without padding, of constant settings and known sizes, has ceil_mode or reads an input
+    extent other than the input's (see _POOLS)."""
+    kernel, stride, padding = (_constant_ints(node, i) for i in (1, 2, 3))
+    dilation = [1] if dilation_index is None else _constant_ints(node, dilation_index)
+    sizes = getattr(node.inputs[0].type, "sizes", None)
+    ceil = node.inputs[ceil_index]
+    if None in (kernel, stride, padding, dilation) or any(padding) or sizes is None or not kernel or \
+            ceil.node.kind is not prim.Constant or None in sizes[len(sizes) - len(kernel):]:
+        return False
+    ceil_mode = constant_value(ceil.node)
+    return ceil_mode or any(
+        _pool_extent(size, _setting(kernel, i, 1), _setting(stride, i, None), _setting(dilation, i, 1), ceil_mode)
+        != size for i, size in enumerate(sizes[len(sizes) - len(kernel):]))
+
+
+def _setting(values: list, i: int, default):
+    return (values[i] if len(values) > i else values[0]) if values else default
+
+
+def _pool_extent(size: int, kernel: int, stride: int | None, dilation: int, ceil_mode: bool) -> int:
+    """The input extent a pool's windows read (ATen's output size, from the first window's start to the last's
+    end)."""
+    stride = stride or kernel
+    span = size - dilation * (kernel - 1) - 1
+    count = (span + (stride - 1 if ceil_mode else 0)) // stride + 1
+    if ceil_mode and (count - 1) * stride >= size:
+        count -= 1
+    return (count - 1) * stride + dilation * (kernel - 1) + 1
 
 
 def _is_constant_list(node: Node, index: int, longest: int) -> bool:

@@ -18,9 +18,10 @@ value semantics). Five rewrites, repeated until none applies, remove it:
   ops that fold them (lower_simple_tuples does the same but also runs dead code elimination without keeping the
   `aten::_assert_scalar` checks prepare.py inserts); likewise `aten::len` and `aten::__getitem__` (constant
   index) of a `prim::ListConstruct` that nothing mutates (`for t in tensors` over a list of tensors);
-- `fold_list_appends`: appends to a list literal, in its block before anything else reads it, become elements of
-  the literal (a list comprehension over a tuple, once unrolled: nn.MultiheadAttention's
-  `all([_check_arg_device(x) for x in tensor_args])`), which `aten::all` then folds on;
+- `fold_list_appends`: appends to a list literal in its block become elements of the literal (a list
+  comprehension over a tuple, once unrolled: nn.MultiheadAttention's `all([_check_arg_device(x) for x in
+  tensor_args])`, which `aten::all` then folds on), and a read between appends reads a literal of the elements
+  appended so far (a loop that reads the list it builds, unrolled);
 - `inline_constant_ifs`: an If on a constant condition becomes the nodes of the branch it takes;
 - `peel_constant_loops`: a loop that surely runs (constant trip count and constant initial condition) runs its
   first iteration before the loop (without loop unrolling, only a loop that computes no tensors: a product of
@@ -40,12 +41,11 @@ JIT-only scalar builtins and never touches tensors, so it is cheap and safe on g
 from __future__ import annotations
 
 import functools
-import itertools
 
 from tsjit import log
 from tsjit.ir import types as ts
 from tsjit.ir.constants import constant_value, must_be_none
-from tsjit.ir.graph import Graph, Node, Value
+from tsjit.ir.graph import Block, Graph, Node, Use, Value
 from tsjit.ir.symbols import aten, prim
 from tsjit.ops.matching import find_operator_for_node
 from tsjit.passes.constant_propagation import inline_if_branch
@@ -90,34 +90,93 @@ def _foldable(node: Node) -> bool:
 
 
 def fold_list_appends(graph: Graph) -> bool:
-    """Appends that come first among the uses of a list literal go into the literal, which moves after them:
+    """Appends to a list literal in its own block go into literals: the literal, moved after its last append,
+    holds every element, and the reads before it (ops that write no argument) read a new literal of the elements
+    appended so far. A list comprehension over a tuple, once unrolled (nn.MultiheadAttention's
+    `all([_check_arg_device(x) for x in tensor_args])`, which `aten::all` then folds on):
 
         %l : bool[] = prim::ListConstruct()                    %l : bool[] = prim::ListConstruct(%a, %b)
         %1 : bool[] = aten::append(%l, %a)              ->     %r : bool = aten::all(%l)
         %2 : bool[] = aten::append(%l, %b)
         %r : bool = aten::all(%l)
+
+    and a loop that reads the list it appends to, unrolled (a permutation built position by position, in
+    tsjit/mlir/decompositions.py's movedim; torch-mlir, which does not follow appends, saw the empty literal):
+
+        %l : int[] = prim::ListConstruct()                     %n : int = aten::len(%0)   (%0 = ListConstruct())
+        %n : int = aten::len(%l)                        ->     %n.1 : int = aten::len(%1) (%1 = ListConstruct(%a))
+        %1 : int[] = aten::append(%l, %a)                      %l : int[] = prim::ListConstruct(%a, %b)
+        %n.1 : int = aten::len(%l)
+        %2 : int[] = aten::append(%l, %b)
+
+    Only literals whose uses are such appends (their results unused) and reads are rewritten: anything else
+    (a loop or a branch carrying the list, a container or a call keeping it, a return) could see it change.
     """
     changed = False
     for node in [n for n in graph.all_nodes() if n.kind is prim.ListConstruct]:
-        appends = _leading_appends(node.output())
-        if not appends or not log.opt_allowed():
+        events = _appends_and_reads(node.output())
+        if events is None or not log.opt_allowed():
             continue
-        node.move_after(appends[-1])
-        for append in appends:
-            node.add_input(append.input(1))
-            append.destroy()
+        _split_at_appends(graph, node, events)
         changed = True
     return changed
 
 
-def _leading_appends(value: Value) -> list[Node]:
-    """The `aten::append`s to `value` in its own block (their results unused) that run before every other use."""
+def _appends_and_reads(value: Value) -> list[tuple[Node, Use]] | None:
+    """The appends to `value` and its reads in execution order, each as (the node in value's block where it
+    happens, the use); None unless every use is an append in value's block or a read, and one is an append."""
     block = value.node.owning_block
-    appends = [u.user for u in value.uses if u.user.kind is aten.append and u.offset == 0
-               and u.user.owning_block is block and not u.user.has_uses()]
-    others = [u.user for u in value.uses if u.user not in appends]
-    appends.sort(key=functools.cmp_to_key(lambda a, b: -1 if a.is_before(b) else 1))
-    return list(itertools.takewhile(lambda a: all(a.is_before(o) for o in others), appends))
+    events = []
+    for use in value.uses:
+        user = use.user
+        if user.kind is aten.append and use.offset == 0 and user.owning_block is block and not user.has_uses():
+            events.append((user, use))
+            continue
+        schema = user.maybe_schema()
+        if schema is None or schema.is_mutable:
+            return None
+        events.append((_ancestor_in(user, block), use))
+    if not any(use.user.kind is aten.append for _, use in events):
+        return None
+    return sorted(events, key=functools.cmp_to_key(_execution_order))
+
+
+def _execution_order(a: tuple[Node, Use], b: tuple[Node, Use]) -> int:
+    return 0 if a[0] is b[0] else -1 if a[0].is_before(b[0]) else 1
+
+
+def _ancestor_in(node: Node, block: Block | None) -> Node:
+    """The node of `block` that is `node` or holds it in a nested block."""
+    owner = node.owning_block
+    while owner is not block and owner is not None and owner.owning_node is not None:
+        node, owner = owner.owning_node, owner.owning_node.owning_block
+    return node
+
+
+def _split_at_appends(graph: Graph, node: Node, events: list) -> None:
+    """Rewrite the literal `node` given its appends and reads in order (see fold_list_appends)."""
+    elements = list(node.inputs)
+    last_append = max(i for i, (_, use) in enumerate(events) if use.user.kind is aten.append)
+    snapshot = None
+    for position, (anchor, use) in enumerate(events):
+        if use.user.kind is aten.append:
+            elements.append(use.user.input(1))
+            snapshot = None
+        elif position < last_append:
+            if snapshot is None:
+                snapshot = _literal_before(graph, anchor, elements, node.output().type)
+            use.user.replace_input(use.offset, snapshot)
+    node.move_after(events[last_append][0])
+    for value in elements[len(node.inputs):]:
+        node.add_input(value)
+    for _, use in events[:last_append + 1]:
+        if use.user.kind is aten.append:
+            use.user.destroy()
+
+
+def _literal_before(graph: Graph, anchor: Node, elements: list[Value], type_: ts.Type) -> Value:
+    literal = graph.create(prim.ListConstruct, elements).insert_before(anchor)
+    return literal.output().set_type(type_)
 
 
 def _is_scalar_list(value: Value) -> bool:
@@ -207,10 +266,11 @@ def forward_tuple_elements(graph: Graph) -> bool:
 
 
 def forward_list_elements(graph: Graph) -> bool:
-    """`aten::len(%l)` -> a constant and `aten::__getitem__(%l, k)` (constant k) -> the element, where
-    `%l = prim::ListConstruct(...)` is only read (its length and elements are then those it was built with)."""
+    """`aten::len(%l)` -> a constant, `aten::__getitem__(%l, k)` (constant k) -> the element and
+    `prim::ListUnpack(%l)` -> the elements, where `%l = prim::ListConstruct(...)` is only read (its length and
+    elements are then those it was built with; `dims_a, dims_b = dims` in torch.tensordot)."""
     changed = False
-    for node in [n for n in graph.all_nodes() if n.kind in (aten.len, aten.__getitem__)]:
+    for node in [n for n in graph.all_nodes() if n.kind in (aten.len, aten.__getitem__, prim.ListUnpack)]:
         construct = node.input(0).node
         if construct.kind is not prim.ListConstruct or not _only_read(node.input(0)):
             continue
@@ -218,19 +278,26 @@ def forward_list_elements(graph: Graph) -> bool:
                 _is_constant_scalar(node.input(1)) and -len(construct.inputs) <= constant_value(node.input(1).node)
                 < len(construct.inputs)):
             continue
+        if node.kind is prim.ListUnpack and len(node.outputs) != len(construct.inputs):
+            continue
         if not log.opt_allowed():
             continue
         with graph.insert_point_guard(node):
-            result = graph.insert_constant(len(construct.inputs)) if node.kind is aten.len else \
-                construct.inputs[constant_value(node.input(1).node)]
-        node.output().replace_all_uses_with(result)
+            results = [graph.insert_constant(len(construct.inputs))] if node.kind is aten.len else \
+                list(construct.inputs) if node.kind is prim.ListUnpack else \
+                [construct.inputs[constant_value(node.input(1).node)]]
+        for output, result in zip(node.outputs, results):
+            output.replace_all_uses_with(result)
         node.destroy()
+        if not construct.has_uses():  # (a literal of lists left would keep its elements from folding)
+            construct.destroy()
         changed = True
     return changed
 
 
 def _only_read(value: Value) -> bool:
-    schemas = [use.user.maybe_schema() for use in value.uses]
+    """Whether every use of the value is an unpacking or an op that writes none of its arguments."""
+    schemas = [use.user.maybe_schema() for use in value.uses if use.user.kind is not prim.ListUnpack]
     return all(schema is not None and not schema.is_mutable for schema in schemas)
 
 

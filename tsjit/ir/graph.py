@@ -166,15 +166,17 @@ class Value:
 class Node:
     """An operator application: a kind, inputs, outputs, attributes and (for control flow) nested blocks."""
 
-    __slots__ = ("kind", "graph", "_inputs", "_outputs", "_blocks", "owning_block", "next", "prev",
+    __slots__ = ("kind", "graph", "inputs", "outputs", "blocks", "owning_block", "next", "prev",
                  "_position", "_attributes", "source_range", "scope", "callstack", "_schema")
 
     def __init__(self, graph: Graph, kind: Symbol | str):
         self.kind = kind if isinstance(kind, Symbol) else Symbol(kind)
         self.graph = graph
-        self._inputs: list[Value] = []
-        self._outputs: list[Value] = []
-        self._blocks: list[Block] = []
+        # read-only tuples, replaced (never changed) by the methods below, which keep the use lists exact: passes
+        # read them for every node, many times over, so they are plain attributes rather than copies made per read
+        self.inputs: tuple[Value, ...] = ()
+        self.outputs: tuple[Value, ...] = ()
+        self.blocks: tuple[Block, ...] = ()
         self.owning_block: Block | None = None
         self.next: Node | None = None
         self.prev: Node | None = None
@@ -188,119 +190,109 @@ class Node:
 
     # ---- structure -----------------------------------------------------------------------------------------
     @property
-    def inputs(self) -> tuple[Value, ...]:
-        return tuple(self._inputs)
-
-    @property
-    def outputs(self) -> tuple[Value, ...]:
-        return tuple(self._outputs)
-
-    @property
-    def blocks(self) -> tuple[Block, ...]:
-        return tuple(self._blocks)
-
-    @property
     def owning_graph(self) -> Graph:
         return self.graph
 
     def input(self, i: int = 0) -> Value:
-        return self._inputs[i]
+        return self.inputs[i]
 
     def output(self, i: int | None = None) -> Value:
         """The output `i`; without an index, the only output (an error if there is not exactly one)."""
         if i is not None:
-            return self._outputs[i]
-        if len(self._outputs) != 1:
-            raise IRError(f"{self.kind} has {len(self._outputs)} outputs, expected exactly one")
-        return self._outputs[0]
+            return self.outputs[i]
+        if len(self.outputs) != 1:
+            raise IRError(f"{self.kind} has {len(self.outputs)} outputs, expected exactly one")
+        return self.outputs[0]
 
     def has_uses(self) -> bool:
-        return any(o.uses for o in self._outputs)
+        return any(o.uses for o in self.outputs)
 
     def is_in_block_list(self) -> bool:
         return self.next is not None
 
     # ---- inputs --------------------------------------------------------------------------------------------
     def add_input(self, value: Value) -> Value:
-        return self.insert_input(len(self._inputs), value)
+        return self.insert_input(len(self.inputs), value)
 
     def insert_input(self, i: int, value: Value) -> Value:
         _check_same_graph(self.graph, value, f"input of {self.kind}")
-        for later in reversed(range(i, len(self._inputs))):  # from the end: each new slot is free when taken
+        for later in reversed(range(i, len(self.inputs))):  # from the end: each new slot is free when taken
             self._retarget_use(later, later + 1)
-        self._inputs.insert(i, value)
+        self.inputs = (*self.inputs[:i], value, *self.inputs[i:])
         value.uses.append(Use(self, i))
         self._schema = None
         return value
 
     def replace_input(self, i: int, value: Value) -> Value:
         """Replace input `i` and return the old value."""
-        old = self._inputs[i]
+        old = self.inputs[i]
         self._set_input(i, value)
         return old
 
     def replace_input_with(self, old: Value, new: Value) -> None:
-        for i, value in enumerate(self._inputs):
+        for i, value in enumerate(self.inputs):
             if value is old:
                 self._set_input(i, new)
 
     def remove_input(self, i: int) -> None:
         self._drop_use(i)
-        for later in range(i + 1, len(self._inputs)):
+        for later in range(i + 1, len(self.inputs)):
             self._retarget_use(later, later - 1)
-        del self._inputs[i]
+        self.inputs = self.inputs[:i] + self.inputs[i + 1:]
         self._schema = None
 
     def remove_all_inputs(self) -> None:
-        for i in range(len(self._inputs)):
+        for i in range(len(self.inputs)):
             self._drop_use(i)
-        self._inputs.clear()
+        self.inputs = ()
         self._schema = None
 
     def _set_input(self, i: int, value: Value) -> None:
         """The one place an existing input slot changes value; keeps both use lists exact."""
         _check_same_graph(self.graph, value, f"input of {self.kind}")
-        old = self._inputs[i]
+        old = self.inputs[i]
         self._drop_use(i)
-        self._inputs[i] = value
+        self.inputs = (*self.inputs[:i], value, *self.inputs[i + 1:])
         value.uses.append(Use(self, i))
         if value.type is not old.type and value.type != old.type:
             self._schema = None  # the schema depends on the kind, attributes and input types only
 
     def _drop_use(self, i: int) -> None:
-        self._inputs[i].uses.remove(Use(self, i))
+        self.inputs[i].uses.remove(Use(self, i))
 
     def _retarget_use(self, old_offset: int, new_offset: int) -> None:
-        self._inputs[old_offset].uses.replace(Use(self, old_offset), Use(self, new_offset))
+        self.inputs[old_offset].uses.replace(Use(self, old_offset), Use(self, new_offset))
 
     # ---- outputs -------------------------------------------------------------------------------------------
     def add_output(self, type_=None) -> Value:
-        return self.insert_output(len(self._outputs), type_)
+        return self.insert_output(len(self.outputs), type_)
 
     def insert_output(self, i: int, type_=None) -> Value:
         value = Value(self, i, type_)
-        self._outputs.insert(i, value)
-        for offset in range(i + 1, len(self._outputs)):
-            self._outputs[offset].offset = offset
+        self.outputs = (*self.outputs[:i], value, *self.outputs[i:])
+        for offset in range(i + 1, len(self.outputs)):
+            self.outputs[offset].offset = offset
         return value
 
     def erase_output(self, i: int) -> None:
-        value = self._outputs[i]
+        value = self.outputs[i]
         if value.uses:
             raise IRError(f"cannot erase output %{value.debug_name} of {self.kind}: it still has uses")
         value.set_debug_name(None)
-        del self._outputs[i]
-        for offset in range(i, len(self._outputs)):
-            self._outputs[offset].offset = offset
+        self.outputs = self.outputs[:i] + self.outputs[i + 1:]
+        for offset in range(i, len(self.outputs)):
+            self.outputs[offset].offset = offset
 
     # ---- blocks --------------------------------------------------------------------------------------------
     def add_block(self) -> Block:
         block = Block(self.graph, self)
-        self._blocks.append(block)
+        self.blocks = (*self.blocks, block)
         return block
 
     def erase_block(self, i: int) -> None:
-        self._blocks.pop(i)._destroy()
+        block = self.blocks[i]
+        self.blocks = self.blocks[:i] + self.blocks[i + 1:]
+        block._destroy()
 
     # ---- placement -----------------------------------------------------------------------------------------
     def insert_before(self, anchor: Node) -> Node:
@@ -364,15 +356,15 @@ class Node:
 
     def destroy(self) -> None:
         """Remove this node, its blocks and its outputs; its outputs must have no uses left."""
-        for value in self._outputs:
+        for value in self.outputs:
             if value.uses:
                 users = ", ".join(str(u.user.kind) for u in value.uses)
                 raise IRError(f"cannot destroy {self.kind}: output %{value.debug_name} is still used by {users}")
-        for i in reversed(range(len(self._outputs))):
+        for i in reversed(range(len(self.outputs))):
             self.erase_output(i)
         self.remove_all_inputs()
-        while self._blocks:
-            self.erase_block(len(self._blocks) - 1)
+        while self.blocks:
+            self.erase_block(len(self.blocks) - 1)
         self._unlink()
         self.graph._all_nodes.discard(self)
 
@@ -382,7 +374,7 @@ class Node:
         """The FunctionSchema matching this node's kind and input types (seed: "Node overloading")."""
         found = self.maybe_schema()
         if found is None:
-            types = ", ".join(str(v.type) for v in self._inputs)
+            types = ", ".join(str(v.type) for v in self.inputs)
             raise SchemaError(f"no schema of {self.kind} matches the inputs ({types})")
         return found
 
@@ -400,7 +392,7 @@ class Node:
         return self.kind == schema.name and operator_hook.node_matches_schema(self, schema)
 
     def named_input(self, name: str) -> Value:
-        return self._inputs[self.schema.argument_index(name)]
+        return self.inputs[self.schema.argument_index(name)]
 
     def is_constant(self, name: str) -> bool:
         return self.named_input(name).node.kind is prim.Constant
@@ -619,7 +611,7 @@ class Block:
         return self.return_node.next is self.return_node
 
     def add_input(self, name: str | None = None, type_=None) -> Value:
-        return self.insert_input(len(self.param_node._outputs), name, type_)
+        return self.insert_input(len(self.param_node.outputs), name, type_)
 
     def insert_input(self, i: int, name: str | None = None, type_=None) -> Value:
         value = self.param_node.insert_output(i, type_)
@@ -632,7 +624,7 @@ class Block:
 
     def register_output(self, value: Value) -> int:
         self.return_node.add_input(value)
-        return len(self.return_node._inputs) - 1
+        return len(self.return_node.inputs) - 1
 
     def insert_output(self, i: int, value: Value) -> int:
         self.return_node.insert_input(i, value)
@@ -796,21 +788,23 @@ class Graph:
         input and output lists itself instead of going through add_input and add_output: a fresh node has no
         slots to renumber and its outputs take their types at once."""
         clone = Node(self, node.kind)
-        inputs = clone._inputs
-        for offset, old in enumerate(node._inputs):
+        inputs = []
+        for offset, old in enumerate(node.inputs):
             value = value_map(old)
             if type(value) is not Value or value.node.graph is not self:
                 _check_same_graph(self, value, f"input of {node.kind}")
             inputs.append(value)
             value.uses.append(Use(clone, offset))
-        outputs = clone._outputs
-        for offset, old in enumerate(node._outputs):
+        clone.inputs = tuple(inputs)
+        outputs = []
+        for offset, old in enumerate(node.outputs):
             value = Value(clone, offset, old.type)
             outputs.append(value)
             if old._name is not None:
                 value.set_debug_name(old._name)
+        clone.outputs = tuple(outputs)
         clone.clone_from(node)
-        if node._schema is not None and all(a.type == b.type for a, b in zip(clone._inputs, node._inputs)):
+        if node._schema is not None and all(a.type == b.type for a, b in zip(clone.inputs, node.inputs)):
             clone._schema = node._schema  # the same kind, attributes and input types: the same schema
         if copy_blocks:
             for block in node.blocks:

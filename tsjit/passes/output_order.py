@@ -122,8 +122,8 @@ def _permute_loop_carried(node: Node, order: list[int]) -> None:
 
 def permute_outputs(node: Node, order: list[int]) -> None:
     """Reorder a node's outputs in place (the Values, their uses and names are kept)."""
-    outputs = [node._outputs[i] for i in order]
-    node._outputs[:] = outputs
+    outputs = tuple(node.outputs[i] for i in order)
+    node.outputs = outputs
     for offset, value in enumerate(outputs):
         value.offset = offset
 

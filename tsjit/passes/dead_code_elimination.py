@@ -86,19 +86,28 @@ class _DeadCodeEliminator:
     # after it, so they are marked before it is visited. Only a loop body runs again after its end (a read early in
     # the body sees a write late in it), so a loop body alone is walked until nothing new is marked.
     def mark_block(self, block: Block) -> None:
+        has_side_effects, mark = self.has_side_effects, self.mark
         for node in block.nodes():
-            if self.has_side_effects(node):
-                self.mark(node)
+            if has_side_effects(node):
+                mark(node)
         self.mark_return(block)
         live_values, marked = self.live_values, self.marked
         for node in block.reverse_nodes():
-            if node.kind is prim.Loop:
-                self.mark_loop(node)
+            if node.blocks:
+                if node.kind is prim.Loop:
+                    self.mark_loop(node)
+                else:
+                    for inner in node.blocks:
+                        self.mark_block(inner)
+            if node in marked:
+                continue
+            for value in node.outputs:
+                if value in live_values:
+                    mark(node)
+                    break
             else:
-                for inner in node.blocks:
-                    self.mark_block(inner)
-            if node not in marked and (any(v in live_values for v in node.outputs) or self.writes_to_live(node)):
-                self.mark(node)
+                if self.writes_to_live(node):
+                    mark(node)
 
     def mark_loop(self, loop: Node) -> None:
         size = -1
@@ -145,7 +154,7 @@ class _DeadCodeEliminator:
                 has_side_effects(node)
                 or (self.keep_assertions and node.kind in ASSERTION_KINDS)
                 or self.writes_to_wildcard(node)
-                or any(self.has_side_effects(n) for b in node.blocks for n in b.nodes()))
+                or (bool(node.blocks) and any(self.has_side_effects(n) for b in node.blocks for n in b.nodes())))
         return found
 
     def writes_to_wildcard(self, node: Node) -> bool:

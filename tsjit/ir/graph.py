@@ -216,9 +216,13 @@ class Node:
 
     def insert_input(self, i: int, value: Value) -> Value:
         _check_same_graph(self.graph, value, f"input of {self.kind}")
-        for later in reversed(range(i, len(self.inputs))):  # from the end: each new slot is free when taken
-            self._retarget_use(later, later + 1)
-        self.inputs = (*self.inputs[:i], value, *self.inputs[i:])
+        inputs = self.inputs
+        if i == len(inputs):  # appending (most calls): no slot to renumber
+            self.inputs = (*inputs, value)
+        else:
+            for later in reversed(range(i, len(inputs))):  # from the end: each new slot is free when taken
+                self._retarget_use(later, later + 1)
+            self.inputs = (*inputs[:i], value, *inputs[i:])
         value.uses.append(Use(self, i))
         self._schema = None
         return value
@@ -269,9 +273,13 @@ class Node:
 
     def insert_output(self, i: int, type_=None) -> Value:
         value = Value(self, i, type_)
-        self.outputs = (*self.outputs[:i], value, *self.outputs[i:])
-        for offset in range(i + 1, len(self.outputs)):
-            self.outputs[offset].offset = offset
+        outputs = self.outputs
+        if i == len(outputs):  # appending (most calls): no offset to renumber
+            self.outputs = (*outputs, value)
+            return value
+        self.outputs = outputs = (*outputs[:i], value, *outputs[i:])
+        for offset in range(i + 1, len(outputs)):
+            outputs[offset].offset = offset
         return value
 
     def erase_output(self, i: int) -> None:
@@ -777,8 +785,7 @@ class Graph:
         node = Node(self, kind)
         for value in inputs:
             node.add_input(value)
-        for _ in range(num_outputs):
-            node.add_output()
+        node.outputs = tuple(Value(node, offset) for offset in range(num_outputs))
         return node
 
     def create_clone(self, node: Node, value_map: Callable[[Value], Value], copy_blocks: bool = True) -> Node:

@@ -376,3 +376,20 @@ def test_accepted_python_only_syntax():
     (definition,) = build_definitions("def f(x):\n    y = sum(i for i in x)\n    raise E(y) from None\n")
     assert definition.statements[0].rhs.inputs[0].kind == lx.TK_LIST_COMP
     assert definition.statements[1].expr.callee.name.name == "E"
+
+
+def _trailing_comment_and_pass(x):
+    if x:
+        return 1
+    else:
+        pass
+        # a comment indented deeper than the def: inspect keeps it in the block
+
+
+def test_function_source_lines_are_what_inspect_finds():
+    from tsjit.frontend.python_ast import _source_lines
+
+    functions = [f for f in vars(torch.nn.functional).values() if inspect.isfunction(f)]
+    functions += [_trailing_comment_and_pass, test_function_source_lines_are_what_inspect_finds]
+    for function in functions:
+        assert _source_lines(function) == inspect.getsourcelines(function), function.__qualname__

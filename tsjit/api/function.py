@@ -128,7 +128,7 @@ class ScriptFunction:
         inputs = binder.bind(args, kwargs)
         state = get_tracing_state()
         if state is None and torch_jit_is_tracing():
-            from tsjit.runtime.torch_jit_tracer import run_for_torch_jit_tracer  # loaded by torch.jit's first trace
+            from tsjit.runtime.torch_jit_tracer import run_for_torch_jit_tracer  # deferred: to torch.jit's first trace
 
             return binder.result(run_for_torch_jit_tracer(self._runtime_function(), inputs))
         if state is None:
@@ -148,7 +148,7 @@ class ScriptFunction:
     @property
     def code(self) -> str:
         """The function's TorchScript source, as torch.jit's `.code` prints it (the Python printer)."""
-        from tsjit.serialization import function_code  # the printer, loaded by the first `.code`
+        from tsjit.serialization import function_code  # deferred: the printer, to the first `.code`
 
         return function_code(self)
 
@@ -275,7 +275,7 @@ def _to_script_value(value: Any, expected: T.Type) -> Any:
     frontend is imported (its first use) only for those."""
     if not _holds_named_type(expected):
         return value
-    from tsjit.frontend.script_class import to_script_value
+    from tsjit.frontend.script_class import to_script_value  # deferred: the class frontend, to the first class value
 
     return to_script_value(value, expected)
 
@@ -284,7 +284,7 @@ def _from_script_value(value: Any, type_: T.Type) -> Any:
     """script_class.from_script_value, which only converts runtime Objects (see _to_script_value)."""
     if not isinstance(value, Object) and not _holds_named_type(type_):
         return value
-    from tsjit.frontend.script_class import from_script_value
+    from tsjit.frontend.script_class import from_script_value  # deferred: the class frontend, to the first class value
 
     return from_script_value(value, type_)
 
@@ -460,11 +460,11 @@ def _script(obj: Any) -> Any:
         if scripted is not None:
             return scripted
     if inspect.isclass(obj):
-        from tsjit.frontend.script_class import script_class  # the class frontend, loaded by its first use
+        from tsjit.frontend.script_class import script_class  # deferred: the class frontend, to its first use
 
         return script_class(obj)
     if isinstance(obj, torch._C.ScriptFunction):  # what torch.jit compiled, converted by torch_jit_objects
-        from tsjit.frontend.torch_jit_objects import converted_function
+        from tsjit.frontend.torch_jit_objects import converted_function  # deferred: to the first torch.jit function
 
         return ScriptFunction(converted_function(obj))
     if not inspect.isfunction(obj):

@@ -22,6 +22,7 @@ from shared_programs import lstm_cell_s as lstm_cell
 import tsjit
 from tsjit.ir.graph import Graph
 from tsjit.runtime.autodiff import unpack_gradient
+from tsjit.runtime.differentiable_graph_op import differentiable_graph_operation
 from tsjit.runtime.graph_executor import set_autodiff_subgraph_inlining
 
 
@@ -401,3 +402,18 @@ def test_a_loop_over_a_sequence_splits_with_the_profiled_sizes() -> None:
                for kinds in forward_kinds), f"every forward graph computes sizes:\n{graph}"
     expected = torch.autograd.grad(rnn_steps(*inputs).sum(), inputs)
     torch.testing.assert_close(torch.autograd.grad(scripted(*inputs).sum(), inputs), expected)
+
+
+def test_the_profiled_split_runs_only_on_the_profiled_device() -> None:
+    """The guard of a split made for profiled CPU inputs compares devices too: inputs of the same sizes and dtype
+    on another device (meta here) take the general split, not the one profiled on the CPU."""
+    scripted = tsjit.script(add_broadcast_alpha)
+    inputs = (_double(3, 4), _double(1, 4))
+    (node,) = differentiable_graphs(scripted.graph_for(*inputs))
+    operation = differentiable_graph_operation(node)
+    assert operation.general is None
+    operation(*inputs)
+    assert operation.general is None
+    meta = [torch.empty(v.shape, dtype=v.dtype, device="meta", requires_grad=True) for v in inputs]
+    result = operation(*meta)
+    assert operation.general is not None and result.device.type == "meta" and result.shape == (3, 4)

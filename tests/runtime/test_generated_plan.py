@@ -173,6 +173,26 @@ def test_an_entry_runs_its_plan_only_for_its_call_key() -> None:
         function(torch.ones(2))
 
 
+def test_without_grad_mode_one_entry_serves_tensors_that_require_grad_and_others(monkeypatch) -> None:
+    """A backward graph's executor (a GraphExecutor) runs with grad mode off on saved tensors, some requiring grad in one call and
+    not in the next: the call key and the entry leave requires_grad out there, so the entry does not miss."""
+    from tsjit.runtime import graph_executor
+
+    executor = graph_executor.GraphExecutor(parse_ir("""
+        graph(%x : Tensor):
+          %r : Tensor = aten::relu(%x)
+          return (%r)"""))
+    plain, requiring = torch.ones(2), torch.ones(2, requires_grad=True)
+    with torch.no_grad():
+        executor.run((plain,))
+        keys: list = []
+        call_key = graph_executor.call_key
+        monkeypatch.setattr(graph_executor, "call_key", lambda inputs: keys.append(inputs) or call_key(inputs))
+        for x in [requiring, plain, requiring]:
+            assert torch.equal(executor.run((x,)), plain)
+    assert keys == []
+
+
 def test_a_script_function_of_tensors_still_checks_its_arguments() -> None:
     @tsjit.script
     def add(x, y):

@@ -50,23 +50,24 @@ def differentiable_graph_operation(node: Node) -> Operation:
 
 class _SizeGuard:
     """A gradient split for known input sizes (autodiff.pack_gradient's `Fallback`): the call runs it when the
-    inputs have those sizes and dtypes, and, while grad mode is on, the inputs typed as not requiring grad do not
-    (the profiled types are assumptions); other calls run the subgraph split for any sizes (built on the first
-    such call)."""
+    inputs have those sizes, dtypes and devices, and, while grad mode is on, the inputs typed as not requiring grad
+    do not (the profiled types are assumptions); other calls run the subgraph split for any sizes (built on the
+    first such call)."""
 
     def __init__(self, op: DifferentiableGraphOp, subgraph: Graph):
         self.op, self.subgraph = op, subgraph
         self.general: DifferentiableGraphOp | None = None
-        self.checks = [(i, _sizes(v.type), v.type.requires_grad is False, v.type.dtype)
+        self.checks = [(i, _sizes(v.type), v.type.requires_grad is False, v.type.dtype, _device_check(v.type))
                        for i, v in enumerate(subgraph.inputs) if isinstance(v.type, TensorType)]
 
     def __call__(self, *inputs: Any) -> Any:
         grad = torch.is_grad_enabled()
-        for i, sizes, no_grad, dtype in self.checks:
+        for i, sizes, no_grad, dtype, device in self.checks:
             value = inputs[i]
             if (type(value) not in _PLAIN_TENSORS or (value.shape != sizes if type(sizes) is tuple
                                                        else not _fits(value.shape, sizes))
-                    or (no_grad and grad and value.requires_grad) or (dtype is not None and value.dtype != dtype)):
+                    or (no_grad and grad and value.requires_grad) or (dtype is not None and value.dtype != dtype)
+                    or (device is not None and (not value.is_cpu if device is _CPU else value.device != device))):
                 return self.fallback(inputs)
         return self.op(*inputs)
 
@@ -77,6 +78,15 @@ class _SizeGuard:
 
 
 _PLAIN_TENSORS = frozenset({torch.Tensor, torch.nn.Parameter})
+_CPU = torch.device("cpu")
+
+
+def _device_check(type_: TensorType) -> torch.device | None:
+    """The device a guard compares (_CPU itself for the CPU, tested by the cheaper `is_cpu`), None if unknown."""
+    device = type_.device
+    if device is None:
+        return None
+    return _CPU if device.type == "cpu" else device
 
 
 def _sizes(type_: TensorType) -> tuple | list | None:

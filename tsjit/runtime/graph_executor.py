@@ -89,24 +89,27 @@ def _spec_of(value: Any, grad_enabled: bool) -> Any:
 # What GraphExecutor.run computes instead of the ArgumentSpec when its entry misses, much faster: per input a tuple
 # (dtype, rank, requires_grad, device) for a tensor, the keys of its elements for a tuple, UNDEFINED for None and
 # None for other values, plus whether grad mode is on, the default dtype and whether autocast is on. The key
-# decides the spec (which gates requires_grad by grad mode), so a plan found by key is the plan for the spec.
+# decides the spec, and as the spec it records requires_grad only while grad mode is on: a backward graph's
+# executor (grad mode off) reads saved tensors that require grad in some calls and not in others (an LSTM's
+# first hidden state), and would otherwise switch between two keys of one plan, a miss each time.
 _Tensor = torch.Tensor
 
 
-def _call_key_of(value: Any) -> Any:
+def _call_key_of(value: Any, grad: bool) -> Any:
     """An input's part of the call key, for anything but a plain torch.Tensor (call_key does those inline)."""
     if isinstance(value, torch.Tensor):
-        return value.dtype, value.ndim, value.requires_grad, value.device
+        return value.dtype, value.ndim, grad and value.requires_grad, value.device
     if isinstance(value, tuple):
-        return tuple(_call_key_of(element) for element in value)
+        return tuple(_call_key_of(element, grad) for element in value)
     return UNDEFINED if value is None else None
 
 
 def call_key(inputs: Sequence[Any]) -> tuple:
     """The call key of these inputs (see above)."""
-    return (tuple([(v.dtype, v.ndim, v.requires_grad, v.device) if type(v) is _Tensor else _call_key_of(v)
-                   for v in inputs]),
-            torch.is_grad_enabled(), torch.get_default_dtype(), torch._C._is_any_autocast_enabled())
+    grad = torch.is_grad_enabled()
+    return (tuple([(v.dtype, v.ndim, grad and v.requires_grad, v.device) if type(v) is _Tensor
+                   else _call_key_of(v, grad) for v in inputs]),
+            grad, torch.get_default_dtype(), torch._C._is_any_autocast_enabled())
 
 
 def plan_entry(key: tuple, run: Callable[..., Any], miss: Callable[..., Any], bound: int = 0,
@@ -136,7 +139,7 @@ def plan_entry(key: tuple, run: Callable[..., Any], miss: Callable[..., Any], bo
     given = len(parts) - len(defaults)
     tests = []
     for k, part in enumerate(parts[:given]):
-        test = _input_test(f"x{k}", part, namespace)
+        test = _input_test(f"x{k}", part, grad, namespace)
         if test is None:
             return None
         tests.append(test)
@@ -158,8 +161,9 @@ def plan_entry(key: tuple, run: Callable[..., Any], miss: Callable[..., Any], bo
     return namespace["entry"]
 
 
-def _input_test(name: str, part: Any, namespace: dict[str, Any]) -> str | None:
-    """The test that an input's key part is `part`, or None for a tuple input."""
+def _input_test(name: str, part: Any, grad: bool, namespace: dict[str, Any]) -> str | None:
+    """The test that an input's key part is `part` (requires_grad tested only in grad mode), or None for a tuple
+    input."""
     if part is UNDEFINED:
         return f"{name} is None"
     if part is None:
@@ -169,8 +173,9 @@ def _input_test(name: str, part: Any, namespace: dict[str, Any]) -> str | None:
     dtype, rank, requires_grad, device = part
     namespace[f"dtype_{name}"], namespace[f"device_{name}"] = dtype, device
     on_device = f"{name}.is_cpu" if device.type == "cpu" else f"{name}.device == device_{name}"
-    return (f"type({name}) is Tensor and {name}.dtype is dtype_{name} and {name}.ndim == {rank} "
-            f"and {name}.requires_grad is {requires_grad} and {on_device}")
+    requires = f" and {name}.requires_grad is {requires_grad}" if grad else ""
+    return (f"type({name}) is Tensor and {name}.dtype is dtype_{name} and {name}.ndim == {rank}{requires} "
+            f"and {on_device}")
 
 
 def specialize_types(graph: Graph, spec: ArgumentSpec) -> None:

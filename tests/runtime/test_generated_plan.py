@@ -174,8 +174,9 @@ def test_an_entry_runs_its_plan_only_for_its_call_key() -> None:
 
 
 def test_without_grad_mode_one_entry_serves_tensors_that_require_grad_and_others(monkeypatch) -> None:
-    """A backward graph's executor (a GraphExecutor) runs with grad mode off on saved tensors, some requiring grad in one call and
-    not in the next: the call key and the entry leave requires_grad out there, so the entry does not miss."""
+    """A backward graph's executor (a GraphExecutor) runs with grad mode off on saved tensors, some requiring
+    grad in one call and not in the next: the call key and the entry leave requires_grad out there, so the entry
+    does not miss."""
     from tsjit.runtime import graph_executor
 
     executor = graph_executor.GraphExecutor(parse_ir("""

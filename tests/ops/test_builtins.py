@@ -359,7 +359,7 @@ _NOT_BUILTINS = {
     "prim::RequiresGradCheck", "prim::profile", "prim::profile_ivalue", "prim::FusionGroup",
     "prim::DifferentiableGraph", "prim::TensorExprGroup", "prim::TensorExprDynamicGroup",
     "prim::TensorExprDynamicGuard", "prim::StaticSubgraph", "prim::StaticRuntimeCopyOuts",
-    "prim::oneDNNFusionGroup", "prim::oneDNNFusionGuard", "prim::FusedConcat", "prim::MMTreeReduce",
+    "prim::oneDNNFusionGroup", "prim::oneDNNFusionGuard", "prim::FusedConcat",
     "prim::MMBatchSide", "prim::ConstantMKLDNNTensor", "prim::BroadcastMKLDNNTensors",
     "prim::mkldnn_convolution", "prim::MKLDNNHardTanh", "prim::MKLDNNHardTanh_", "prim::MKLDNNHardSwish",
     "prim::MKLDNNHardSwish_", "prim::MKLDNNHardSigmoid", "prim::MKLDNNHardSigmoid_", "prim::MKLDNNClamp",

@@ -417,3 +417,18 @@ def test_the_profiled_split_runs_only_on_the_profiled_device() -> None:
     meta = [torch.empty(v.shape, dtype=v.dtype, device="meta", requires_grad=True) for v in inputs]
     result = operation(*meta)
     assert operation.general is not None and result.device.type == "meta" and result.shape == (3, 4)
+
+
+def test_the_backward_of_a_loop_sums_the_weight_gradient_in_one_product() -> None:
+    """check_ad for the backward graph: over eight unrolled steps, df's eight products of the weight's gradient
+    (`mm(t(xs[t]), grad)`) and the adds summing them become one prim::MMTreeReduce (passes/batch_mm.py); the
+    gradients are eager's."""
+    scripted = tsjit.script(rnn_steps)
+    inputs = (_double(8, 2, 4), _double(2, 4), _double(4, 4))
+    scripted.graph_for(*inputs)
+    result = scripted(*inputs)
+    gradients = torch.autograd.grad(result.sum(), inputs)
+    df_graphs = [plan.graph for plan in result.grad_fn.op.df.plans.values()]
+    kinds = [str(n.kind) for graph in df_graphs for n in graph.all_nodes()]
+    assert kinds.count("prim::MMTreeReduce") == 1 and "aten::mm" in kinds, "\n".join(map(str, df_graphs))
+    torch.testing.assert_close(gradients, torch.autograd.grad(rnn_steps(*inputs).sum(), inputs))

@@ -71,6 +71,8 @@ _TABLE = (
     ("create_autodiff_subgraphs", f"{_PASSES}.create_autodiff_subgraphs",
      "runs of nodes with gradient formulas (reading values that may require grad) grouped into "
      "prim::DifferentiableGraph nodes"),
+    ("batch_mm", f"{_PASSES}.batch_mm",
+     "sums of at least three aten::mm results become one prim::MMTreeReduce (a product of the concatenated operands)"),
     ("fuse_graph", f"{_PASSES}.graph_fuser",
      "runs of elementwise float operators grouped into prim::FusionGroup nodes (one compiled kernel each)"),
     ("check_strict_fusion", f"{_PASSES}.check_strict_fusion",

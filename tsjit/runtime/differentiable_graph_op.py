@@ -120,6 +120,10 @@ class DifferentiableGraphOp:
         self.f = GraphExecutor(gradient.f, optimize=optimize_f)
         self.df: GraphExecutor | None = None  # built on the first backward
         self.vjp_outputs = frozenset(gradient.df_input_vjps)
+        self.no_vjp_outputs = [k for k in range(gradient.f_real_outputs) if k not in self.vjp_outputs]
+        # f's and df's counts, read by every call (Graph.inputs and outputs build tuples)
+        self.f_inputs, self.f_outputs, self.df_outputs = (len(gradient.f.inputs), len(gradient.f.outputs),
+                                                          len(gradient.df.outputs))
         # the temporaries df reads and may differentiate: (f's output index, position among df's captured values)
         first, real = len(gradient.df_input_captured_inputs), gradient.f_real_outputs
         self.temporaries = [(i, first + k) for k, i in enumerate(gradient.df_input_captured_outputs)
@@ -135,16 +139,16 @@ class DifferentiableGraphOp:
 
     def run_f(self, inputs: Sequence[Any]) -> list[Any]:
         detached = [value.detach() if isinstance(value, torch.Tensor) else value for value in inputs]
-        return _as_list(self.f.run(detached), len(self.gradient.f.outputs))
+        return _as_list(self.f.run(detached), self.f_outputs)
 
     def run_df(self, inputs: list[Any]) -> list[Any]:
         if self.df is None:
             self.df = GraphExecutor(self.gradient.df)
-        return _as_list(self.df.run(inputs), len(self.gradient.df.outputs))
+        return _as_list(self.df.run(inputs), self.df_outputs)
 
     def input_gradients(self, df_inputs: list[Any]) -> list[Any]:
         """df run on its inputs: the gradient of each of f's inputs (None for those df has none for)."""
-        input_grads: list[Any] = [None] * len(self.gradient.f.inputs)
+        input_grads: list[Any] = [None] * self.f_inputs
         for index, grad in zip(self.gradient.df_output_vjps, self.run_df(df_inputs)):
             input_grads[index] = grad
         return input_grads
@@ -179,8 +183,8 @@ class _DifferentiableFunction(torch.autograd.Function):
             ctx.inputs = [None if isinstance(v, torch.Tensor) else v for v in inputs]
         ctx.save_for_backward(*saved, *[inputs[k] for k in ctx.input_positions])
         ctx.captured = [None if isinstance(v, torch.Tensor) else v for v in captured]
-        no_gradient = [v for k, v in enumerate(real) if isinstance(v, torch.Tensor) and k not in op.vjp_outputs]
-        ctx.mark_non_differentiable(*no_gradient)
+        if op.no_vjp_outputs:
+            ctx.mark_non_differentiable(*[real[k] for k in op.no_vjp_outputs if isinstance(real[k], torch.Tensor)])
         return tuple(real)
 
     @staticmethod

@@ -37,6 +37,7 @@ from tsjit.errors import RuntimeTsjitError
 from tsjit.ir.graph import Graph
 from tsjit.ir.symbols import prim
 from tsjit.ir.types import ClassType, NoneType, OptionalType, TensorType, TupleType, Type
+from tsjit.passes.batch_mm import batch_mm
 from tsjit.passes.check_strict_fusion import check_strict_fusion
 from tsjit.passes.common_subexpression_elimination import eliminate_common_subexpression
 from tsjit.passes.constant_pooling import constant_pooling
@@ -299,11 +300,13 @@ def _requires_grad(type_: Type) -> bool:
 
 def run_post_derivative_optimizations(graph: Graph) -> bool:
     """Rewrites that break autograd (seed: "Post-derivative optimization"): for graphs where no input requires
-    grad (and the forward graphs of DifferentiableGraphs), fusion of elementwise operators into prim::FusionGroup
-    nodes, each run as one compiled C kernel (passes/graph_fuser.py, runtime/fusion.py); `tsjit.fuser("none")` or
-    TSJIT_FUSION=0 turn fusion off. Then `with strict_fusion():` blocks are checked
+    grad (and the forward graphs of DifferentiableGraphs), sums of matrix products batched into one product
+    (passes/batch_mm.py: the backward graphs' weight gradients), then fusion of elementwise operators into
+    prim::FusionGroup nodes, each run as one compiled C kernel (passes/graph_fuser.py, runtime/fusion.py);
+    `tsjit.fuser("none")` or TSJIT_FUSION=0 turn fusion off. Then `with strict_fusion():` blocks are checked
     (passes/check_strict_fusion.py)."""
-    changed = executor_options.fusion_enabled() and run_pass(fuse_graph, graph)
+    changed = run_pass(batch_mm, graph)
+    changed = executor_options.fusion_enabled() and run_pass(fuse_graph, graph) or changed
     run_pass(check_strict_fusion, graph)  # `with strict_fusion():` blocks must now be fused whole
     return changed
 

@@ -171,6 +171,24 @@ def var_concat(*inputs: Any) -> torch.Tensor:
     return torch.cat(list(inputs[:-1]), inputs[-1])
 
 
+def mm_tree_reduce(*inputs: Any) -> torch.Tensor:
+    """prim::MMTreeReduce(A_1, ..., A_n, B_1, ..., B_n): `mm(A_1, B_1) + ... + mm(A_n, B_n)` (passes/batch_mm.py),
+    as one `mm(cat(A_i, dim=1), cat(B_i, dim=0))` when the operands are matrices that concatenate: each product's
+    inner sizes agree, all have the same rows and columns, one dtype and one device. Otherwise (operands of other
+    ranks, or products that the adds broadcast) the products are added one by one."""
+    half = len(inputs) // 2
+    lhs, rhs = inputs[:half], inputs[half:]
+    rows, columns, dtype, device = lhs[0].shape[0], rhs[0].shape[-1], lhs[0].dtype, lhs[0].device
+    if all(a.dim() == 2 and b.dim() == 2 and a.shape[0] == rows and a.shape[1] == b.shape[0] and b.shape[1] == columns
+           and a.dtype == dtype and b.dtype == dtype and a.device == device and b.device == device
+           for a, b in zip(lhs, rhs)):
+        return torch.mm(torch.cat(lhs, 1), torch.cat(rhs, 0))
+    total = torch.mm(lhs[0], rhs[0])
+    for a, b in zip(lhs[1:], rhs[1:]):
+        total = total + torch.mm(a, b)
+    return total
+
+
 def var_stack(*inputs: Any) -> torch.Tensor:
     return torch.stack(list(inputs[:-1]), inputs[-1])
 
@@ -268,6 +286,7 @@ OPERATORS: list[tuple[str, Callable]] = [
     ("prim::AutogradAllNonZero(...) -> bool", autograd_all_non_zero),
     ("prim::VarConcat(...) -> Tensor", var_concat),
     ("prim::VarStack(...) -> Tensor", var_stack),
+    ("prim::MMTreeReduce(...) -> Tensor", mm_tree_reduce),
     ("onnx::Reshape(Tensor input, Tensor shape) -> Tensor",
      lambda input, shape: input.reshape(shape.tolist())),
     ("onnx::Shape(Tensor t) -> Tensor", lambda t: torch.tensor(t.shape, dtype=torch.int64)),

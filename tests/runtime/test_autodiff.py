@@ -432,3 +432,21 @@ def test_the_backward_of_a_loop_sums_the_weight_gradient_in_one_product() -> Non
     kinds = [str(n.kind) for graph in df_graphs for n in graph.all_nodes()]
     assert kinds.count("prim::MMTreeReduce") == 1 and "aten::mm" in kinds, "\n".join(map(str, df_graphs))
     torch.testing.assert_close(gradients, torch.autograd.grad(rnn_steps(*inputs).sum(), inputs))
+
+
+def test_weight_gradients_come_in_the_weights_layout() -> None:
+    """The LSTM cell reads its weights transposed: df computes their gradients as `mm(t(grad), x)`
+    (passes/transpose_weight_gradients.py), contiguous like the weights, so that autograd keeps them; the
+    gradients are eager's."""
+    scripted = tsjit.script(lstm_cell)
+    x, hx, cx = _double(1, 4), _double(1, 5), _double(1, 5)
+    weights = (_double(20, 4), _double(20, 5), _double(20), _double(20))
+    scripted.graph_for(x, hx, cx, *weights)
+    hy, cy = scripted(x, hx, cx, *weights)
+    gradients = torch.autograd.grad((hy + cy).sum(), (x, hx, cx, *weights))
+    op = hy.grad_fn.op
+    kinds = [str(n.kind) for plan in op.df.plans.values() for n in plan.graph.nodes()]
+    assert kinds.count("aten::mm") >= 2 and "aten::t" in kinds
+    assert all(g.is_contiguous() for g in gradients[3:5])
+    hy, cy = lstm_cell(x, hx, cx, *weights)
+    torch.testing.assert_close(gradients, torch.autograd.grad((hy + cy).sum(), (x, hx, cx, *weights)))

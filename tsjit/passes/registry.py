@@ -73,6 +73,8 @@ _TABLE = (
      "prim::DifferentiableGraph nodes"),
     ("batch_mm", f"{_PASSES}.batch_mm",
      "sums of at least three aten::mm results become one prim::MMTreeReduce (a product of the concatenated operands)"),
+    ("transpose_weight_gradients", f"{_PASSES}.transpose_weight_gradients",
+     "in a backward graph, t(mm(t(a), b)) becomes mm(t(b), a): a weight's gradient in the weight's layout"),
     ("fuse_graph", f"{_PASSES}.graph_fuser",
      "runs of elementwise float operators grouped into prim::FusionGroup nodes (one compiled kernel each)"),
     ("check_strict_fusion", f"{_PASSES}.check_strict_fusion",

@@ -2,8 +2,9 @@
 
 (seed: jit-overview.md "DifferentiableGraphOp".) The node's Operation detaches its input tensors, runs f with
 f's own GraphExecutor (f was optimized after the split, so it runs fused kernels) and hands the results to
-autograd through a `torch.autograd.Function` whose backward runs df with df's own GraphExecutor. df's executor
-specializes on what backward passes: gradients autograd has none for arrive as None, which the executor's spec
+autograd through a `torch.autograd.Function` whose backward runs df with df's own GraphExecutor (which also puts weight
+gradients in the weights' layout: passes/transpose_weight_gradients.py). df's executor specializes on what
+backward passes: gradients autograd has none for arrive as None, which the executor's spec
 records as undefined tensors and specialize_autograd_zero folds away; and when backward runs with
 `create_graph=True` on values that require grad, df's executor splits df again, so gradients of gradients work
 the same way.
@@ -31,8 +32,10 @@ import torch
 
 from tsjit.ir.graph import Graph, Node
 from tsjit.ir.types import TensorType
+from tsjit.passes.pass_runner import run_pass
+from tsjit.passes.transpose_weight_gradients import transpose_weight_gradients
 from tsjit.runtime.autodiff import FALLBACK, Gradient, differentiate, unpack_gradient
-from tsjit.runtime.graph_executor import GraphExecutor
+from tsjit.runtime.graph_executor import ArgumentSpec, ExecutionPlan, GraphExecutor, optimize_graph
 from tsjit.runtime.operations import Operation
 
 
@@ -143,7 +146,7 @@ class DifferentiableGraphOp:
 
     def run_df(self, inputs: list[Any]) -> list[Any]:
         if self.df is None:
-            self.df = GraphExecutor(self.gradient.df)
+            self.df = _BackwardExecutor(self.gradient.df)
         return _as_list(self.df.run(inputs), self.df_outputs)
 
     def input_gradients(self, df_inputs: list[Any]) -> list[Any]:
@@ -152,6 +155,17 @@ class DifferentiableGraphOp:
         for index, grad in zip(self.gradient.df_output_vjps, self.run_df(df_inputs)):
             input_grads[index] = grad
         return input_grads
+
+
+class _BackwardExecutor(GraphExecutor):
+    """df's executor: after the pipeline, its plans compute weight gradients in the weights' own layout
+    (passes/transpose_weight_gradients.py), which autograd then keeps as they are."""
+
+    def _build_plan(self, spec: ArgumentSpec) -> ExecutionPlan:
+        graph = self._specialized_graph(spec)
+        optimize_graph(graph)
+        run_pass(transpose_weight_gradients, graph)
+        return ExecutionPlan(graph)
 
 
 def _as_list(result: Any, count: int) -> list[Any]:

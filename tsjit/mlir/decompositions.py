@@ -40,6 +40,7 @@ from tsjit.ir import types as ts
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Graph, Node
 from tsjit.ir.symbols import prim
+from tsjit.mlir import special_functions
 from tsjit.passes.inliner import inline_calls, insert_graph
 
 _REDUCE = """
@@ -826,7 +827,7 @@ def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
   return input
 def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
   return input
-"""
+""" + special_functions.SPECIAL_FUNCTIONS
 
 _MOST_WINDOWS = 16  # adaptive pooling decomposed into at most this many windows (each one its own slice and mean)
 
@@ -881,6 +882,7 @@ _ONLY_WHEN = {
         node, 2, lambda dim: dim is not None and len(dim) == 1),
     "log_softmax__int": lambda node: _is_constant_where(node, 2, lambda dtype: dtype is not None),  # (else lowered)
     "softmax__int": lambda node: _is_constant_where(node, 2, lambda dtype: dtype is not None),
+    **{name: lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) for name in special_functions.FLOATING_ONLY},
 }
 
 

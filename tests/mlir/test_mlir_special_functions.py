@@ -1,0 +1,30 @@
+"""torch.special's polynomials and Bessel functions (not in the torch dialect), decomposed by tsjit
+(tsjit/mlir/special_functions.py), lowered to linalg and run on IREE against eager: one program per family, so
+that IREE compiles once."""
+
+from __future__ import annotations
+
+import torch
+from mlir_corpus import assert_close
+
+import tsjit
+import tsjit.mlir
+from tsjit.mlir import iree
+
+
+def polynomials(x: torch.Tensor, n: torch.Tensor, shifted: torch.Tensor):
+    s = torch.special
+    return (s.chebyshev_polynomial_t(x, n), s.chebyshev_polynomial_u(x, n), s.chebyshev_polynomial_v(x, n),
+            s.chebyshev_polynomial_w(x, n), s.shifted_chebyshev_polynomial_t(shifted, n),
+            s.shifted_chebyshev_polynomial_v(shifted, n), s.hermite_polynomial_h(x, n),
+            s.hermite_polynomial_he(x, n), s.laguerre_polynomial_l(x, n), s.legendre_polynomial_p(x, n))
+
+
+def test_polynomials_of_tensor_degrees_on_iree():
+    """Degrees known only at run time (a loop to the largest one), fractional and negative degrees, the ends of
+    [-1, 1] and the closed forms ATen takes for large degrees inside it; one degree-0-d program as op_db's."""
+    x = torch.tensor([0.3, -0.5, 0.9, 1.0, -1.0, 2.0, 0.0, -1.5, 0.05, 0.7])
+    n = torch.tensor([4.5, 2.0, 7.0, 3.0, 5.0, 3.9, 0.0, -1.7, 12.0, 10.0])
+    inputs = (x, n, (x + 1) / 2)
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(polynomials), list(inputs), output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), polynomials(*inputs))

@@ -40,7 +40,7 @@ from tsjit.ir import types as ts
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Graph, Node
 from tsjit.ir.symbols import prim
-from tsjit.mlir import special_functions
+from tsjit.mlir import linear_algebra, special_functions
 from tsjit.passes.inliner import inline_calls, insert_graph
 
 _REDUCE = """
@@ -827,7 +827,7 @@ def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
   return input
 def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
   return input
-""" + special_functions.SPECIAL_FUNCTIONS
+""" + special_functions.SPECIAL_FUNCTIONS + linear_algebra.LINEAR_ALGEBRA
 
 _MOST_WINDOWS = 16  # adaptive pooling decomposed into at most this many windows (each one its own slice and mean)
 
@@ -883,6 +883,12 @@ _ONLY_WHEN = {
     "log_softmax__int": lambda node: _is_constant_where(node, 2, lambda dtype: dtype is not None),  # (else lowered)
     "softmax__int": lambda node: _is_constant_where(node, 2, lambda dtype: dtype is not None),
     **{name: lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) for name in special_functions.FLOATING_ONLY},
+    # factorizations unrolled over the static sizes (linear_algebra.py), LU with partial pivoting only
+    **{name: lambda node, index=index: _has_static_real_matrix(node, index)
+       for name, index in linear_algebra.STATIC_MATRIX_ARGUMENT.items()},
+    **{name: lambda node: _has_static_real_matrix(node, 0) and _is_constant(node, 1, True)
+       for name in ("linalg_lu_factor_ex", "linalg_lu_factor", "_lu_with_info", "linalg_lu")},
+    "linalg_tensorsolve": lambda node: _has_static_real_matrix(node, 0) and _is_constant(node, 2, None),
 }
 
 

@@ -1009,8 +1009,10 @@ def _decomposition_of(node: Node) -> Graph | None:
 @functools.cache
 def _defined() -> frozenset[str]:
     """The overloads the table defines (`name` or `name__overload`), read from the source without compiling it;
-    `_helpers` are not operators."""
-    return frozenset(n for n in re.findall(r"^def (\w+)", DECOMPOSITIONS, re.MULTILINE) if not n.startswith("_"))
+    `_helpers` are not operators, except the few operators whose names begin with an underscore
+    (linear_algebra.OPERATORS_NAMED_PRIVATE)."""
+    return frozenset(n for n in re.findall(r"^def (\w+)", DECOMPOSITIONS, re.MULTILINE)
+                     if not n.startswith("_") or n in linear_algebra.OPERATORS_NAMED_PRIVATE)
 
 
 @functools.cache

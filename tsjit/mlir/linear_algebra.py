@@ -180,6 +180,9 @@ def cholesky_inverse(self: Tensor, upper: bool = False) -> Tensor:
   return cholesky_solve(torch.eye(self.size(-1), dtype=self.dtype).expand_as(self), self, upper)
 """
 
+# definitions above that are operators although their names begin with an underscore (as helpers' do)
+OPERATORS_NAMED_PRIVATE = frozenset({"_lu_with_info"})
+
 # operator -> the position of the matrix whose sizes and real dtype the unrolled loops need (decompositions'
 # _ONLY_WHEN); the pivots of lu_unpack and lu_solve are data, their count is the matrix's
 STATIC_MATRIX_ARGUMENT = {

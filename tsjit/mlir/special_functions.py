@@ -8,11 +8,250 @@ each is written with the elementwise operators it has, computing what ATen's CPU
   element keeps the value of the step that reaches its own degree. ATen's shortcuts (the closed forms
   `cos(n acos x)` for large degrees inside (-1, 1), the values at the ends of the interval, 0 for a negative
   degree) are taken where ATen takes them, so results agree to rounding.
-- Bessel functions use the Chebyshev expansions of the Cephes Math Library (3-clause BSD, as in ATen), summed by
-  Clenshaw's recurrence `_chebyshev_series` unrolled over the constant coefficient list.
+- Bessel functions (J0, J1, Y0, Y1, the modified I0, I1, K0, K1 and their scaled forms) and ndtri use the
+  Chebyshev series and rational functions of the Cephes Math Library (3-clause BSD), as ATen's kernels do, with
+  the same intervals; each coefficient list is summed by a generated function, unrolled (`_unrolled`).
 """
 
 from __future__ import annotations
+
+# the Cephes Math Library's coefficients (3-clause BSD), as ATen's kernels use them: Chebyshev series (_A on the
+# first interval, _B on the second) of the modified Bessel functions I0, I1, K0, K1; rational functions (P/Q) of
+# the Bessel functions J0, J1, Y0, Y1 and of ndtri, the inverse of the normal distribution function
+_COEFFICIENTS = {
+    "I0_A": [-4.4153416464793395e-18, 3.3307945188222384e-17, -2.431279846547955e-16, 1.715391285555133e-15,
+        -1.1685332877993451e-14, 7.676185498604936e-14, -4.856446783111929e-13, 2.95505266312964e-12,
+        -1.726826291441556e-11, 9.675809035373237e-11, -5.189795601635263e-10, 2.6598237246823866e-09,
+        -1.300025009986248e-08, 6.046995022541919e-08, -2.670793853940612e-07, 1.1173875391201037e-06,
+        -4.4167383584587505e-06, 1.6448448070728896e-05, -5.754195010082104e-05, 0.00018850288509584165,
+        -0.0005763755745385824, 0.0016394756169413357, -0.004324309995050576, 0.010546460394594998,
+        -0.02373741480589947, 0.04930528423967071, -0.09490109704804764, 0.17162090152220877, -0.3046826723431984,
+        0.6767952744094761],
+    "I0_B": [-7.233180487874754e-18, -4.830504485944182e-18, 4.46562142029676e-17, 3.461222867697461e-17,
+        -2.8276239805165836e-16, -3.425485619677219e-16, 1.7725601330565263e-15, 3.8116806693526224e-15,
+        -9.554846698828307e-15, -4.150569347287222e-14, 1.54008621752141e-14, 3.8527783827421426e-13,
+        7.180124451383666e-13, -1.7941785315068062e-12, -1.3215811840447713e-11, -3.1499165279632416e-11,
+        1.1889147107846439e-11, 4.94060238822497e-10, 3.3962320257083865e-09, 2.266668990498178e-08,
+        2.0489185894690638e-07, 2.8913705208347567e-06, 6.889758346916825e-05, 0.0033691164782556943,
+        0.8044904110141088],
+    "I1_A": [2.7779141127610464e-18, -2.111421214358166e-17, 1.5536319577362005e-16, -1.1055969477353862e-15,
+        7.600684294735408e-15, -5.042185504727912e-14, 3.223793365945575e-13, -1.9839743977649436e-12,
+        1.1736186298890901e-11, -6.663489723502027e-11, 3.625590281552117e-10, -1.8872497517228294e-09,
+        9.381537386495773e-09, -4.445059128796328e-08, 2.0032947535521353e-07, -8.568720264695455e-07,
+        3.4702513081376785e-06, -1.3273163656039436e-05, 4.781565107550054e-05, -0.00016176081582589674,
+        0.0005122859561685758, -0.0015135724506312532, 0.004156422944312888, -0.010564084894626197,
+        0.024726449030626516, -0.05294598120809499, 0.1026436586898471, -0.17641651835783406, 0.25258718644363365],
+    "I1_B": [7.517296310842105e-18, 4.414348323071708e-18, -4.6503053684893586e-17, -3.209525921993424e-17,
+        2.96262899764595e-16, 3.3082023109209285e-16, -1.8803547755107825e-15, -3.8144030724370075e-15,
+        1.0420276984128802e-14, 4.272440016711951e-14, -2.1015418427726643e-14, -4.0835511110921974e-13,
+        -7.198551776245908e-13, 2.0356285441470896e-12, 1.4125807436613782e-11, 3.2526035830154884e-11,
+        -1.8974958123505413e-11, -5.589743462196584e-10, -3.835380385964237e-09, -2.6314688468895196e-08,
+        -2.512236237870209e-07, -3.882564808877691e-06, -0.00011058893876262371, -0.009761097491361469,
+        0.7785762350182801],
+    "K0_A": [1.374465435613523e-16, 4.25981614279661e-14, 1.0349695257633842e-11, 1.904516377220209e-09,
+        2.5347910790261494e-07, 2.286212103119452e-05, 0.001264615411446926, 0.0359799365153615, 0.3442898999246285,
+        -0.5353273932339028],
+    "K0_B": [5.300433772686263e-18, -1.6475804301524212e-17, 5.2103915050390274e-17, -1.678231096805412e-16,
+        5.512055978524319e-16, -1.848593377343779e-15, 6.3400764774050706e-15, -2.2275133269916698e-14,
+        8.032890775363575e-14, -2.9800969231727303e-13, 1.140340588208475e-12, -4.514597883373944e-12,
+        1.8559491149547177e-11, -7.957489244477107e-11, 3.577397281400301e-10, -1.69753450938906e-09,
+        8.574034017414225e-09, -4.660489897687948e-08, 2.766813639445015e-07, -1.8317555227191195e-06,
+        1.39498137188765e-05, -0.00012849549581627802, 0.0015698838857300533, -0.0314481013119645,
+        2.4403030820659555],
+    "K1_A": [-7.023863479386288e-18, -2.427449850519366e-15, -6.666901694199329e-13, -1.4114883926335278e-10,
+        -2.213387630734726e-08, -2.4334061415659684e-06, -0.0001730288957513052, -0.006975723859639864,
+        -0.12261118082265715, -0.3531559607765449, 1.5253002273389478],
+    "K1_B": [-5.756744483665017e-18, 1.7940508731475592e-17, -5.689462558442859e-17, 1.838093544366639e-16,
+        -6.057047248373319e-16, 2.038703165624334e-15, -7.019837090418314e-15, 2.4771544244813043e-14,
+        -8.976705182324994e-14, 3.3484196660784293e-13, -1.2891739609510289e-12, 5.13963967348173e-12,
+        -2.1299678384275683e-11, 9.218315187605006e-11, -4.1903547593418965e-10, 2.015049755197033e-09,
+        -1.0345762465678097e-08, 5.7410841254500495e-08, -3.5019606030878126e-07, 2.406484947837217e-06,
+        -1.936197974166083e-05, 0.00019521551847135162, -0.002857816859622779, 0.10392373657681724,
+        2.7206261904844427],
+    "J0_PP": [0.0007969367292973471, 0.08283523921074408, 1.239533716464143, 5.447250030587687, 8.74716500199817,
+        5.303240382353949, 1.0],
+    "J0_PQ": [0.0009244088105588637, 0.08562884743544745, 1.2535274390105895, 5.470977403304171, 8.761908832370695,
+        5.306052882353947, 1.0],
+    "J0_QP": [-0.011366383889846916, -1.2825271867050931, -19.553954425773597, -93.20601521237683,
+        -177.68116798048806, -147.07750515495118, -51.41053267665993, -6.050143506007285],
+    "J0_QQ": [64.3178256118178, 856.4300259769806, 3882.4018360540163, 7240.467741956525, 5930.727011873169,
+        2062.0933166032783, 242.0057402402914],
+    "J0_RP": [-4794432209.782018, 1956174919465.5657, -249248344360967.72, 9708622510473064.0],
+    "J0_RQ": [499.563147152651, 173785.4016763747, 48440965.83399621, 11185553704.535683, 2112775201154.892,
+        310518229857422.56, 3.1812195594320496e+16, 1.7108629408104315e+18],
+    "J1_PP": [0.0007621256162081731, 0.07313970569409176, 1.1271960812968493, 5.112079511468076, 8.424045901417724,
+        5.214515986823615, 1.0],
+    "J1_PQ": [0.0005713231280725487, 0.06884559087544954, 1.105142326340617, 5.073863861286015, 8.399855543276042,
+        5.209828486823619, 1.0],
+    "J1_QP": [0.05108625947501766, 4.982138729512334, 75.82382841325453, 366.7796093601508, 710.8563049989261,
+        597.4896124006136, 211.68875710057213, 25.207020585802372],
+    "J1_QQ": [74.23732770356752, 1056.4488603826283, 4986.410583376536, 9562.318924047562, 7997.041604473507,
+        2826.1927851763908, 336.0936078106983],
+    "J1_RP": [-899971225.7055594, 452228297998.19403, -72749424522181.83, 3682957328638529.0],
+    "J1_RQ": [620.8364781180543, 256987.25675774884, 83514679.14319493, 22151159547.97925, 4749141220799.914,
+        784369607876235.9, 8.952223361846274e+16, 5.322786203326801e+18],
+    "Y0_PP": [0.0007969367292973471, 0.08283523921074408, 1.239533716464143, 5.447250030587687, 8.74716500199817,
+        5.303240382353949, 1.0],
+    "Y0_PQ": [0.0009244088105588637, 0.08562884743544745, 1.2535274390105895, 5.470977403304171, 8.761908832370695,
+        5.306052882353947, 1.0],
+    "Y0_QP": [-0.011366383889846916, -1.2825271867050931, -19.553954425773597, -93.20601521237683,
+        -177.68116798048806, -147.07750515495118, -51.41053267665993, -6.050143506007285],
+    "Y0_QQ": [64.3178256118178, 856.4300259769806, 3882.4018360540163, 7240.467741956525, 5930.727011873169,
+        2062.0933166032783, 242.0057402402914],
+    "Y0_YP": [15592.436785523574, -14663929.59039716, 5435264770.518765, -982136065717.9115, 87590639439536.7,
+        -3466283033847297.0, 4.4273326857256984e+16, -1.8495080043698668e+16],
+    "Y0_YQ": [1041.2835366425984, 626107.330137135, 268919633.39381415, 86400248710.3935, 20297961275010.555,
+        3171577528429750.5, 2.5059625617265306e+17],
+    "Y1_PP": [0.0007621256162081731, 0.07313970569409176, 1.1271960812968493, 5.112079511468076, 8.424045901417724,
+        5.214515986823615, 1.0],
+    "Y1_PQ": [0.0005713231280725487, 0.06884559087544954, 1.105142326340617, 5.073863861286015, 8.399855543276042,
+        5.209828486823619, 1.0],
+    "Y1_QP": [0.05108625947501766, 4.982138729512334, 75.82382841325453, 366.7796093601508, 710.8563049989261,
+        597.4896124006136, 211.68875710057213, 25.207020585802372],
+    "Y1_QQ": [74.23732770356752, 1056.4488603826283, 4986.410583376536, 9562.318924047562, 7997.041604473507,
+        2826.1927851763908, 336.0936078106983],
+    "Y1_YP": [1263204747.9017804, -647355876379.1603, 114509511541823.73, -8127702555013251.0, 2.024394757135949e+17,
+        -7.788771962659501e+17],
+    "Y1_YQ": [594.3015923461282, 235564.09294306856, 73481194.44597217, 18760131610.870617, 3882312774962.3857,
+        620557727146953.8, 6.871410873553005e+16, 3.9727060811656064e+18],
+    "NDTRI_P0": [-59.96335010141079, 98.00107541859997, -56.67628574690703, 13.931260938727968, -1.2391658386738125],
+    "NDTRI_Q0": [1.0, 1.9544885833814176, 4.676279128988815, 86.36024213908905, -225.46268785411937,
+        200.26021238006066, -82.03722561683334, 15.90562251262117, -1.1833162112133],
+    "NDTRI_P1": [4.0554489230596245, 31.525109459989388, 57.16281922464213, 44.08050738932008, 14.684956192885803,
+        2.1866330685079025, -0.1402560791713545, -0.03504246268278482, -0.0008574567851546854],
+    "NDTRI_Q1": [1.0, 15.779988325646675, 45.39076351288792, 41.3172038254672, 15.04253856929075, 2.504649462083094,
+        -0.14218292285478779, -0.03808064076915783, -0.0009332594808954574],
+    "NDTRI_P2": [3.2377489177694603, 6.915228890689842, 3.9388102529247444, 1.3330346081580755, 0.20148538954917908,
+        0.012371663481782003, 0.00030158155350823543, 2.6580697468673755e-06, 6.239745391849833e-09],
+    "NDTRI_Q2": [1.0, 6.02427039364742, 3.6798356385616087, 1.3770209948908132, 0.21623699359449663,
+        0.013420400608854318, 0.00032801446468212774, 2.8924786474538068e-06, 6.790194080099813e-09],
+}
+
+
+def _unrolled(name: str, coefficients: list[float]) -> str:
+    """A TorchScript function summing one coefficient list, unrolled (MLIR preparation does not fold a loop over a
+    constant list): `_series_NAME`, Cephes' chbevl for the Chebyshev series (the sum of c[i] T_i(x / 2) by
+    Clenshaw's recurrence), and `_polynomial_NAME`, Cephes' polevl for the rational functions (Horner's rule, the
+    highest power's coefficient first)."""
+    if name.startswith(("I0", "I1", "K0", "K1")):
+        steps = "".join(f"  b2 = b1\n  b1 = b0\n  b0 = x * b1 - b2 + {c!r}\n" for c in coefficients[1:])
+        return (f"def _series_{name}(x: Tensor) -> Tensor:\n  b0 = torch.full_like(x, {coefficients[0]!r})\n"
+                f"  b1 = torch.zeros_like(x)\n  b2 = torch.zeros_like(x)\n{steps}  return 0.5 * (b0 - b2)\n")
+    steps = "".join(f"  result = result * x + {c!r}\n" for c in coefficients[1:])
+    return (f"def _polynomial_{name}(x: Tensor) -> Tensor:\n  result = torch.full_like(x, {coefficients[0]!r})\n"
+            f"{steps}  return result\n")
+
+
+_CEPHES = """
+def _i0e(magnitude: Tensor) -> Tensor:
+  small = _series_I0_A(magnitude / 2 - 2)
+  return torch.where(magnitude <= 8, small, _series_I0_B(32 / magnitude - 2) / torch.sqrt(magnitude))
+def _i1e(x: Tensor) -> Tensor:
+  magnitude = torch.abs(x)
+  small = _series_I1_A(magnitude / 2 - 2) * magnitude
+  large = _series_I1_B(32 / magnitude - 2) / torch.sqrt(magnitude)
+  result = torch.where(magnitude <= 8, small, large)
+  return torch.where(x < 0, -result, result)
+def special_i0e(self: Tensor) -> Tensor:
+  return _i0e(torch.abs(self))
+def special_i1e(self: Tensor) -> Tensor:
+  return _i1e(self)
+def i0(self: Tensor) -> Tensor:
+  return torch.exp(torch.abs(self)) * _i0e(torch.abs(self))
+def special_modified_bessel_i0(self: Tensor) -> Tensor:
+  return torch.exp(torch.abs(self)) * _i0e(torch.abs(self))
+def special_i1(self: Tensor) -> Tensor:
+  return torch.exp(torch.abs(self)) * _i1e(self)
+def special_modified_bessel_i1(self: Tensor) -> Tensor:
+  return torch.exp(torch.abs(self)) * _i1e(self)
+def _k_domain(x: Tensor, result: Tensor) -> Tensor:
+  # K0 and K1 are infinite at 0 and not real below
+  return torch.where(x == 0, torch.full_like(x, float("inf")), torch.where(x < 0, torch.full_like(x, float("nan")),
+                                                                           result))
+def _k0_small(x: Tensor) -> Tensor:  # x <= 2
+  return _series_K0_A(x * x - 2) - torch.log(0.5 * x) * torch.exp(x) * _i0e(x)
+def _k1_small(x: Tensor) -> Tensor:
+  return torch.log(0.5 * x) * torch.exp(x) * _i1e(x) + _series_K1_A(x * x - 2) / x
+def special_modified_bessel_k0(self: Tensor) -> Tensor:
+  large = torch.exp(-self) * _series_K0_B(8 / self - 2) / torch.sqrt(self)
+  return _k_domain(self, torch.where(self <= 2, _k0_small(self), large))
+def special_scaled_modified_bessel_k0(self: Tensor) -> Tensor:
+  large = _series_K0_B(8 / self - 2) / torch.sqrt(self)
+  return _k_domain(self, torch.where(self <= 2, _k0_small(self) * torch.exp(self), large))
+def special_modified_bessel_k1(self: Tensor) -> Tensor:
+  large = torch.exp(-self) * _series_K1_B(8 / self - 2) / torch.sqrt(self)
+  return _k_domain(self, torch.where(self <= 2, _k1_small(self), large))
+def special_scaled_modified_bessel_k1(self: Tensor) -> Tensor:
+  large = _series_K1_B(8 / self - 2) / torch.sqrt(self)
+  return _k_domain(self, torch.where(self <= 2, _k1_small(self) * torch.exp(self), large))
+def _hankel(x: Tensor, p: Tensor, q: Tensor, phase: float, sine: bool) -> Tensor:
+  # the asymptotic form of J (sine False) or Y beyond 5: sqrt(2 / (pi x)) (P cos(x - phase) - 5 / x Q sin(x - phase))
+  shifted = x - phase
+  if sine:
+    wave = p * torch.sin(shifted) + 5 / x * q * torch.cos(shifted)
+  else:
+    wave = p * torch.cos(shifted) - 5 / x * q * torch.sin(shifted)
+  return wave * 0.7978845608028654 / torch.sqrt(x)  # sqrt(2 / pi)
+def _j0(x: Tensor) -> Tensor:
+  x = torch.abs(x)
+  square = x * x
+  small = (square - 5.783185962946784) * (square - 30.471262343662087) * _polynomial_J0_RP(square) / \\
+      _polynomial_J0_RQ(square)
+  small = torch.where(x < 0.00001, 1 - square / 4, small)
+  z = 25 / square
+  p = _polynomial_J0_PP(z) / _polynomial_J0_PQ(z)
+  q = _polynomial_J0_QP(z) / _polynomial_J0_QQ(z)
+  return torch.where(x <= 5, small, _hankel(x, p, q, 0.7853981633974483, False))
+def _j1(x: Tensor) -> Tensor:
+  magnitude = torch.abs(x)
+  square = magnitude * magnitude
+  small = _polynomial_J1_RP(square) / _polynomial_J1_RQ(square) * magnitude * (square - 14.681970642123893) * \\
+      (square - 49.2184563216946)
+  z = 25 / square
+  p = _polynomial_J1_PP(z) / _polynomial_J1_PQ(z)
+  q = _polynomial_J1_QP(z) / _polynomial_J1_QQ(z)
+  result = torch.where(magnitude <= 5, small, _hankel(magnitude, p, q, 2.356194490192345, False))
+  return torch.where(x < 0, -result, result)
+def special_bessel_j0(self: Tensor) -> Tensor:
+  return _j0(self)
+def special_bessel_j1(self: Tensor) -> Tensor:
+  return _j1(self)
+def _y_domain(x: Tensor, result: Tensor) -> Tensor:
+  return torch.where(x == 0, torch.full_like(x, float("-inf")), torch.where(x < 0, torch.full_like(x, float("nan")),
+                                                                            result))
+def special_bessel_y0(self: Tensor) -> Tensor:
+  square = self * self
+  small = _polynomial_Y0_YP(square) / _polynomial_Y0_YQ(square) + 0.6366197723675814 * torch.log(self) * _j0(self)
+  z = 25 / square
+  p = _polynomial_Y0_PP(z) / _polynomial_Y0_PQ(z)
+  q = _polynomial_Y0_QP(z) / _polynomial_Y0_QQ(z)
+  return _y_domain(self, torch.where(self <= 5, small, _hankel(self, p, q, 0.7853981633974483, True)))
+def special_bessel_y1(self: Tensor) -> Tensor:
+  square = self * self
+  small = self * (_polynomial_Y1_YP(square) / _polynomial_Y1_YQ(square)) + 0.6366197723675814 * (
+      _j1(self) * torch.log(self) - 1 / self)
+  z = 25 / square
+  p = _polynomial_Y1_PP(z) / _polynomial_Y1_PQ(z)
+  q = _polynomial_Y1_QP(z) / _polynomial_Y1_QQ(z)
+  return _y_domain(self, torch.where(self <= 5, small, _hankel(self, p, q, 2.356194490192345, True)))
+def special_ndtri(self: Tensor) -> Tensor:
+  # Cephes' ndtri: a rational function of y - 1/2 in the middle, of 1 / sqrt(-2 log y) in the tails
+  upper = self > 0.8646647167633873  # 1 - exp(-2)
+  y = torch.where(upper, 1 - self, self)
+  middle = y - 0.5
+  middle_square = middle * middle
+  central = (middle + middle * (middle_square * _polynomial_NDTRI_P0(middle_square) /
+                                _polynomial_NDTRI_Q0(middle_square))) * 2.5066282746310002  # sqrt(2 pi)
+  x = torch.sqrt(-2 * torch.log(y))
+  z = 1 / x
+  near = z * _polynomial_NDTRI_P1(z) / _polynomial_NDTRI_Q1(z)
+  far = z * _polynomial_NDTRI_P2(z) / _polynomial_NDTRI_Q2(z)
+  tail = x - torch.log(x) / x - torch.where(x < 8, near, far)
+  result = torch.where(y > 0.1353352832366127, central, torch.where(upper, tail, -tail))  # exp(-2)
+  result = torch.where(self == 0, torch.full_like(self, float("-inf")),
+                       torch.where(self == 1, torch.full_like(self, float("inf")), result))
+  return torch.where(torch.logical_or(self < 0, self > 1), torch.full_like(self, float("nan")), result)
+"""
 
 SPECIAL_FUNCTIONS = """
 def _degree(x: Tensor, n: Tensor) -> Tuple[Tensor, Tensor]:
@@ -125,11 +364,14 @@ def special_spherical_bessel_j0(x: Tensor) -> Tensor:
       1.0 / 362880.0 + square * (-1.0 / 39916800.0 + square * (1.0 / 6227020800.0))))))
   result = torch.where(torch.abs(x) < 0.5, series, torch.sin(x) / x)
   return torch.where(torch.isinf(x), torch.zeros_like(x), result)
-"""
+""" + "".join(_unrolled(name, coefficients) for name, coefficients in _COEFFICIENTS.items()) + _CEPHES
 
 # the operators above, defined for floating arguments (see decompositions._ONLY_WHEN)
 FLOATING_ONLY = ("special_chebyshev_polynomial_t", "special_chebyshev_polynomial_u", "special_chebyshev_polynomial_v",
                  "special_chebyshev_polynomial_w", "special_shifted_chebyshev_polynomial_t",
                  "special_shifted_chebyshev_polynomial_v", "special_hermite_polynomial_h",
                  "special_hermite_polynomial_he", "special_laguerre_polynomial_l", "special_legendre_polynomial_p",
-                 "special_spherical_bessel_j0")
+                 "special_spherical_bessel_j0", "special_i0e", "special_i1e", "i0", "special_modified_bessel_i0",
+                 "special_i1", "special_modified_bessel_i1", "special_modified_bessel_k0",
+                 "special_scaled_modified_bessel_k0", "special_modified_bessel_k1", "special_scaled_modified_bessel_k1",
+                 "special_bessel_j0", "special_bessel_j1", "special_bessel_y0", "special_bessel_y1", "special_ndtri")

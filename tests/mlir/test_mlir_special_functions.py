@@ -16,7 +16,8 @@ def polynomials(x: torch.Tensor, n: torch.Tensor, shifted: torch.Tensor):
     s = torch.special
     return (s.chebyshev_polynomial_t(x, n), s.chebyshev_polynomial_u(x, n), s.chebyshev_polynomial_v(x, n),
             s.chebyshev_polynomial_w(x, n), s.shifted_chebyshev_polynomial_t(shifted, n),
-            s.shifted_chebyshev_polynomial_v(shifted, n), s.hermite_polynomial_h(x, n),
+            s.shifted_chebyshev_polynomial_u(shifted, n), s.shifted_chebyshev_polynomial_v(shifted, n),
+            s.shifted_chebyshev_polynomial_w(shifted, n), s.hermite_polynomial_h(x, n),
             s.hermite_polynomial_he(x, n), s.laguerre_polynomial_l(x, n), s.legendre_polynomial_p(x, n))
 
 

@@ -286,23 +286,28 @@ def _chebyshev_v(y: Tensor, m: Tensor, at_one: Tensor, at_minus_one: Tensor, clo
   result = torch.where(closed, trigonometric, result)
   result = torch.where(at_minus_one, odd_end, torch.where(at_one, torch.ones_like(y), result))
   return torch.where(m < 0, torch.zeros_like(y), result)
-def _chebyshev_u(y: Tensor, m: Tensor) -> Tensor:
-  closed = torch.logical_and(m > 8, torch.abs(y) < 1)
-  ends = torch.abs(y) == 1
+def _chebyshev_u(y: Tensor, m: Tensor, at_one: Tensor, at_minus_one: Tensor, closed_above: int) -> Tensor:
+  closed = torch.logical_and(m > closed_above, torch.abs(y) < 1)
+  ends = torch.logical_or(at_one, at_minus_one)
   result = _chebyshev_recurrence(y, m, y + y, torch.logical_not(torch.logical_or(closed, ends)))
   angle = torch.acos(y)
   trigonometric = torch.where(torch.sin(angle) != 0, torch.sin((m + 1) * angle) / torch.sin(angle),
                               (m + 1) * torch.cos((m + 1) * angle) / y)
   result = torch.where(closed, trigonometric, result)
-  end = torch.where(torch.logical_or(y > 0, m % 2 == 0), m + 1, -(m + 1)).to(y.dtype)
+  end = torch.where(torch.logical_or(at_one, m % 2 == 0), m + 1, -(m + 1)).to(y.dtype)
   return torch.where(m < 0, torch.zeros_like(y), torch.where(ends, end, result))
-def _chebyshev_w(y: Tensor, m: Tensor) -> Tensor:
-  closed = torch.logical_and(m > 8, torch.abs(y) < 1)
-  ends = torch.abs(y) == 1
+def _chebyshev_w(y: Tensor, m: Tensor, at_one: Tensor, at_minus_one: Tensor, closed_above: int,
+                 shifted: bool) -> Tensor:
+  closed = torch.logical_and(m > closed_above, torch.abs(y) < 1)
+  ends = torch.logical_or(at_one, at_minus_one)
   result = _chebyshev_recurrence(y, m, y + y + 1, torch.logical_not(torch.logical_or(closed, ends)))
   angle = torch.acos(y)
-  end = torch.where(y > 0, 2 * m + 1, torch.where(m % 2 == 0, torch.ones_like(m), -torch.ones_like(m))).to(y.dtype)
-  trigonometric = torch.where(torch.cos(angle / 2) != 1, torch.sin((m + 0.5) * angle) / torch.sin(angle / 2), end)
+  parity = torch.where(m % 2 == 0, torch.ones_like(m), -torch.ones_like(m))
+  end = torch.where(at_one, 2 * m + 1, parity).to(y.dtype)
+  # where the closed form divides by zero ATen takes the value at 1 (the shifted polynomial: the sign of the parity)
+  fallback = parity.to(y.dtype) if shifted else torch.where(y > 0, 2 * m + 1, parity).to(y.dtype)
+  trigonometric = torch.where(torch.cos(angle / 2) != 1, torch.sin((m + 0.5) * angle) / torch.sin(angle / 2),
+                              fallback)
   result = torch.where(closed, trigonometric, result)
   return torch.where(m < 0, torch.zeros_like(y), torch.where(ends, end, result))
 def special_chebyshev_polynomial_t(x: Tensor, n: Tensor) -> Tensor:
@@ -310,19 +315,25 @@ def special_chebyshev_polynomial_t(x: Tensor, n: Tensor) -> Tensor:
   return _chebyshev_t(y, m, y == 1, y == -1, 6)
 def special_chebyshev_polynomial_u(x: Tensor, n: Tensor) -> Tensor:
   y, m = _degree(x, n)
-  return _chebyshev_u(y, m)
+  return _chebyshev_u(y, m, y == 1, y == -1, 8)
 def special_chebyshev_polynomial_v(x: Tensor, n: Tensor) -> Tensor:
   y, m = _degree(x, n)
   return _chebyshev_v(y, m, y == 1, y == -1, 8)
 def special_chebyshev_polynomial_w(x: Tensor, n: Tensor) -> Tensor:
   y, m = _degree(x, n)
-  return _chebyshev_w(y, m)
+  return _chebyshev_w(y, m, y == 1, y == -1, 8, False)
 def special_shifted_chebyshev_polynomial_t(x: Tensor, n: Tensor) -> Tensor:
   y, m = _degree(x, n)
   return _chebyshev_t(y + y - 1, m, y == 1, y == 0, 6)
+def special_shifted_chebyshev_polynomial_u(x: Tensor, n: Tensor) -> Tensor:
+  y, m = _degree(x, n)
+  return _chebyshev_u(y + y - 1, m, y == 1, y == 0, 6)
 def special_shifted_chebyshev_polynomial_v(x: Tensor, n: Tensor) -> Tensor:
   y, m = _degree(x, n)
   return _chebyshev_v(y + y - 1, m, y == 1, y == 0, 6)
+def special_shifted_chebyshev_polynomial_w(x: Tensor, n: Tensor) -> Tensor:
+  y, m = _degree(x, n)
+  return _chebyshev_w(y + y - 1, m, y == 1, y == 0, 4, True)
 def _hermite(x: Tensor, n: Tensor, scale: float) -> Tensor:
   # H (scale 2) or He (scale 1): P(0) = 1, P(1) = scale x, P(k + 1) = scale x P(k) - scale k P(k - 1)
   y, m = _degree(x, n)
@@ -369,7 +380,8 @@ def special_spherical_bessel_j0(x: Tensor) -> Tensor:
 # the operators above, defined for floating arguments (see decompositions._ONLY_WHEN)
 FLOATING_ONLY = ("special_chebyshev_polynomial_t", "special_chebyshev_polynomial_u", "special_chebyshev_polynomial_v",
                  "special_chebyshev_polynomial_w", "special_shifted_chebyshev_polynomial_t",
-                 "special_shifted_chebyshev_polynomial_v", "special_hermite_polynomial_h",
+                 "special_shifted_chebyshev_polynomial_u", "special_shifted_chebyshev_polynomial_v",
+                 "special_shifted_chebyshev_polynomial_w", "special_hermite_polynomial_h",
                  "special_hermite_polynomial_he", "special_laguerre_polynomial_l", "special_legendre_polynomial_p",
                  "special_spherical_bessel_j0", "special_i0e", "special_i1e", "i0", "special_modified_bessel_i0",
                  "special_i1", "special_modified_bessel_i1", "special_modified_bessel_k0",

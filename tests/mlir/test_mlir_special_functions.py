@@ -31,18 +31,23 @@ def test_polynomials_of_tensor_degrees_on_iree():
     assert_close(run(*inputs), polynomials(*inputs))
 
 
-def bessel_functions(x: torch.Tensor, p: torch.Tensor):
+def bessel_functions(x: torch.Tensor, p: torch.Tensor, exponents: torch.Tensor, offsets: torch.Tensor):
     s = torch.special
     return (s.i0e(x), s.i1e(x), torch.i0(x), s.modified_bessel_i0(x), s.i1(x), s.modified_bessel_i1(x),
             s.modified_bessel_k0(x), s.scaled_modified_bessel_k0(x), s.modified_bessel_k1(x),
             s.scaled_modified_bessel_k1(x), s.bessel_j0(x), s.bessel_j1(x), s.bessel_y0(x), s.bessel_y1(x),
-            s.ndtri(p), s.spherical_bessel_j0(x))
+            s.ndtri(p), s.spherical_bessel_j0(x), s.zeta(exponents, offsets))
 
 
-def test_bessel_functions_and_ndtri_on_iree():
+def test_bessel_functions_ndtri_and_zeta_on_iree():
     """Both intervals of each Cephes expansion (around 2, 5 and 8), 0 and negative arguments (infinite or NaN for
-    K and Y), infinity, and ndtri's middle, both tails, the far tail and outside [0, 1]."""
+    K and Y), infinity, ndtri's middle, both tails, the far tail and outside [0, 1]; the Hurwitz zeta function at
+    its poles, outside its domain and of a negative offset (more terms summed, signs of odd powers)."""
     x = torch.tensor([0.0, 1e-6, 0.3, -0.5, 1.9, 2.1, 4.9, 5.1, -7.0, 8.5, 12.0, -20.0, 30.0, float("inf")])
     p = torch.tensor([0.0, 1e-20, 1e-10, 0.01, 0.1, 0.2, 0.5, 0.8, 0.9, 0.999, 1.0, 1.5, -0.1, 1 - 1e-7])
-    run = iree.compile(tsjit.mlir.compile(tsjit.script(bessel_functions), [x, p], output_type="linalg-on-tensors"))
-    assert_close(run(x, p), bessel_functions(x, p))
+    exponents = torch.tensor([2.0, 3.5, 1.0, 0.5, 1.5, 10.0, 2.0, 4.0, 1.01, 30.0, 3.0])
+    offsets = torch.tensor([1.0, 0.5, 2.0, 1.0, 3.0, 0.2, -2.0, -1.5, 100.0, 1.0, -12.5])
+    inputs = (x, p, exponents, offsets)
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(bessel_functions), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), bessel_functions(*inputs))

@@ -883,6 +883,8 @@ _ONLY_WHEN = {
     "log_softmax__int": lambda node: _is_constant_where(node, 2, lambda dtype: dtype is not None),  # (else lowered)
     "softmax__int": lambda node: _is_constant_where(node, 2, lambda dtype: dtype is not None),
     **{name: lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) for name in special_functions.FLOATING_ONLY},
+    "special_zeta": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) and _has_dtype(  # (the result's dtype is
+        node, 1, frozenset({node.inputs[0].type.dtype})),                               # the first argument's)
     # factorizations unrolled over the static sizes (linear_algebra.py), LU with partial pivoting only
     **{name: lambda node, index=index: _has_static_real_matrix(node, index)
        for name, index in linear_algebra.STATIC_MATRIX_ARGUMENT.items()},

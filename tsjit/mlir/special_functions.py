@@ -127,6 +127,19 @@ _COEFFICIENTS = {
         0.013420400608854318, 0.00032801446468212774, 2.8924786474538068e-06, 6.790194080099813e-09],
 }
 
+# (2k)! / B_2k of the Bernoulli numbers B_2k, k = 1..12: the Euler-Maclaurin terms of the Hurwitz zeta function
+_ZETA_DIVISORS = [12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+                  -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+                  1.8152105401943546773e17, -7.1661652561756670113e18]
+
+
+def _euler_maclaurin_terms() -> str:
+    """The lines adding the Euler-Maclaurin terms of the Hurwitz zeta function to `s` (of `x`, `w`, `b`), unrolled
+    in the function itself (the function they were in stayed behind as a dead constant in MLIR preparation)."""
+    return "  a = torch.ones_like(x)\n" + "".join(
+        f"  a = a * (x + {2 * k}.0)\n  b = b / w\n  s = s + a * b / {d!r}\n  a = a * (x + {2 * k + 1}.0)\n"
+        f"  b = b / w\n" for k, d in enumerate(_ZETA_DIVISORS))
+
 
 def _unrolled(name: str, coefficients: list[float]) -> str:
     """A TorchScript function summing one coefficient list, unrolled (MLIR preparation does not fold a loop over a
@@ -234,6 +247,28 @@ def special_bessel_y1(self: Tensor) -> Tensor:
   p = _polynomial_Y1_PP(z) / _polynomial_Y1_PQ(z)
   q = _polynomial_Y1_QP(z) / _polynomial_Y1_QQ(z)
   return _y_domain(self, torch.where(self <= 5, small, _hankel(self, p, q, 2.356194490192345, True)))
+def _inverse_power(base: Tensor, x: Tensor) -> Tensor:
+  # base^-x, also of a negative base where x is an integer (IREE's pow of a negative base is NaN)
+  magnitude = torch.pow(torch.abs(base), -x)
+  odd = x - 2 * torch.floor(x / 2) == 1
+  return torch.where(torch.logical_and(base < 0, odd), -magnitude, magnitude)
+def special_zeta(self: Tensor, other: Tensor) -> Tensor:
+  # the Hurwitz zeta function sum (q + i)^-x, in float64 as ATen computes: the first terms summed (at least 9,
+  # until q + i > 9; ATen stops early once a term is below rounding), then the Euler-Maclaurin tail
+  x = (self * torch.ones_like(other)).to(7)  # torch.float64
+  q = (other * torch.ones_like(self)).to(7)
+  terms = max(9, int(torch.floor(9 - other.min()).to(4)) + 1)  # (IREE converts no float64 scalar to int)
+  s = _inverse_power(q, x)
+  for i in range(terms):  # (from 0: a loop of data-dependent bounds lowers only from 0)
+    s = s + _inverse_power(q + (i + 1), x)
+  w = q + terms
+  b = _inverse_power(w, x)
+  s = s + b * w / (x - 1) - 0.5 * b
+EULER_MACLAURIN_TERMS
+  poles = torch.logical_or(x == 1, torch.logical_and(q <= 0, q == torch.floor(q)))
+  undefined = torch.logical_or(x < 1, torch.logical_and(q <= 0, x != torch.floor(x)))
+  result = torch.where(undefined, torch.full_like(s, float("nan")), s)
+  return torch.where(poles, torch.full_like(s, float("inf")), result).to(self.dtype)  # (of like dtypes: _ONLY_WHEN)
 def special_ndtri(self: Tensor) -> Tensor:
   # Cephes' ndtri: a rational function of y - 1/2 in the middle, of 1 / sqrt(-2 log y) in the tails
   upper = self > 0.8646647167633873  # 1 - exp(-2)
@@ -375,7 +410,8 @@ def special_spherical_bessel_j0(x: Tensor) -> Tensor:
       1.0 / 362880.0 + square * (-1.0 / 39916800.0 + square * (1.0 / 6227020800.0))))))
   result = torch.where(torch.abs(x) < 0.5, series, torch.sin(x) / x)
   return torch.where(torch.isinf(x), torch.zeros_like(x), result)
-""" + "".join(_unrolled(name, coefficients) for name, coefficients in _COEFFICIENTS.items()) + _CEPHES
+""" + "".join(_unrolled(name, coefficients) for name, coefficients in _COEFFICIENTS.items()) + \
+    _CEPHES.replace("EULER_MACLAURIN_TERMS\n", _euler_maclaurin_terms())
 
 # the operators above, defined for floating arguments (see decompositions._ONLY_WHEN)
 FLOATING_ONLY = ("special_chebyshev_polynomial_t", "special_chebyshev_polynomial_u", "special_chebyshev_polynomial_v",

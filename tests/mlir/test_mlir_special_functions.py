@@ -36,13 +36,14 @@ def bessel_functions(x: torch.Tensor, p: torch.Tensor, exponents: torch.Tensor, 
     return (s.i0e(x), s.i1e(x), torch.i0(x), s.modified_bessel_i0(x), s.i1(x), s.modified_bessel_i1(x),
             s.modified_bessel_k0(x), s.scaled_modified_bessel_k0(x), s.modified_bessel_k1(x),
             s.scaled_modified_bessel_k1(x), s.bessel_j0(x), s.bessel_j1(x), s.bessel_y0(x), s.bessel_y1(x),
-            s.ndtri(p), s.spherical_bessel_j0(x), s.zeta(exponents, offsets))
+            s.ndtri(p), s.spherical_bessel_j0(x), s.zeta(exponents, offsets), s.erfcx(x), s.log_ndtr(x))
 
 
 def test_bessel_functions_ndtri_and_zeta_on_iree():
     """Both intervals of each Cephes expansion (around 2, 5 and 8), 0 and negative arguments (infinite or NaN for
     K and Y), infinity, ndtri's middle, both tails, the far tail and outside [0, 1]; the Hurwitz zeta function at
-    its poles, outside its domain and of a negative offset (more terms summed, signs of odd powers)."""
+    its poles, outside its domain and of a negative offset (more terms summed, signs of odd powers); erfcx and
+    log_ndtr on both sides of 1.5, where erfcx's continued fraction takes over."""
     x = torch.tensor([0.0, 1e-6, 0.3, -0.5, 1.9, 2.1, 4.9, 5.1, -7.0, 8.5, 12.0, -20.0, 30.0, float("inf")])
     p = torch.tensor([0.0, 1e-20, 1e-10, 0.01, 0.1, 0.2, 0.5, 0.8, 0.9, 0.999, 1.0, 1.5, -0.1, 1 - 1e-7])
     exponents = torch.tensor([2.0, 3.5, 1.0, 0.5, 1.5, 10.0, 2.0, 4.0, 1.01, 30.0, 3.0])

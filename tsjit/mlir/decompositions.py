@@ -873,7 +873,7 @@ _ONLY_WHEN = {
     **{f"max_pool{n}d{indices}": lambda node: _pool_to_fit(node, 4, 5) for n in (1, 2, 3)
        for indices in ("", "_with_indices")},
     **{f"avg_pool{n}d": lambda node: _is_constant(node, 4, False) and _pool_to_fit(node, None, 4) for n in (1, 2, 3)},
-    "erfinv": lambda node: _has_dtype(node, 0, frozenset({torch.float16, torch.bfloat16, torch.float32})),
+    "erfinv": lambda node: _has_dtype(node, 0, _SINGLE_PRECISION),
     "mvlgamma": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
     "matrix_power": lambda node: _is_constant_where(node, 1, lambda n: n >= 0),  # a negative power inverts
     "cov": lambda node: _is_constant(node, 2, None) and _is_constant(node, 3, None),  # without weights
@@ -883,6 +883,7 @@ _ONLY_WHEN = {
     "log_softmax__int": lambda node: _is_constant_where(node, 2, lambda dtype: dtype is not None),  # (else lowered)
     "softmax__int": lambda node: _is_constant_where(node, 2, lambda dtype: dtype is not None),
     **{name: lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) for name in special_functions.FLOATING_ONLY},
+    **{name: lambda node: _has_dtype(node, 0, _SINGLE_PRECISION) for name in special_functions.SINGLE_PRECISION_ONLY},
     "special_zeta": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) and _has_dtype(  # (the result's dtype is
         node, 1, frozenset({node.inputs[0].type.dtype})),                               # the first argument's)
     # factorizations unrolled over the static sizes (linear_algebra.py), LU with partial pivoting only
@@ -904,6 +905,7 @@ def _is_constant_where(node: Node, index: int, condition) -> bool:
 
 
 _FLOATING_DTYPES = frozenset({torch.float16, torch.bfloat16, torch.float32, torch.float64})
+_SINGLE_PRECISION = frozenset({torch.float16, torch.bfloat16, torch.float32})
 _REAL_DTYPES = _FLOATING_DTYPES | {torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64}
 
 

@@ -269,6 +269,20 @@ EULER_MACLAURIN_TERMS
   undefined = torch.logical_or(x < 1, torch.logical_and(q <= 0, x != torch.floor(x)))
   result = torch.where(undefined, torch.full_like(s, float("nan")), s)
   return torch.where(poles, torch.full_like(s, float("inf")), result).to(self.dtype)  # (of like dtypes: _ONLY_WHEN)
+def _erfcx(x: Tensor) -> Tensor:
+  # exp(x^2) erfc(x): directly below 1.5 (erfc is then at least 0.03, 1 - erf keeps its float32 digits), above by
+  # 16 levels of Laplace's continued fraction 1 / (sqrt(pi) (x + (1/2) / (x + 1 / (x + (3/2) / ...)))): within
+  # 1e-5 of ATen's (relative) in float32 (see _ONLY_WHEN)
+  fraction = x
+  for k in range(16):
+    fraction = x + (16 - k) * 0.5 / fraction
+  return torch.where(x < 1.5, torch.exp(x * x) * (1 - torch.erf(x)), 0.5641895835477563 / fraction)  # 1 / sqrt(pi)
+def special_erfcx(self: Tensor) -> Tensor:
+  return _erfcx(self)
+def special_log_ndtr(self: Tensor) -> Tensor:
+  # log(Phi(x)) as ATen: through erfcx in the lower tail, else log1p(-erfc(t) / 2) with erfc(t) = exp(-t^2) erfcx(t)
+  t = self * 0.7071067811865476
+  return torch.where(self < -1, torch.log(_erfcx(-t) / 2) - t * t, torch.log1p(-torch.exp(-t * t) * _erfcx(t) / 2))
 def special_ndtri(self: Tensor) -> Tensor:
   # Cephes' ndtri: a rational function of y - 1/2 in the middle, of 1 / sqrt(-2 log y) in the tails
   upper = self > 0.8646647167633873  # 1 - exp(-2)
@@ -413,7 +427,10 @@ def special_spherical_bessel_j0(x: Tensor) -> Tensor:
 """ + "".join(_unrolled(name, coefficients) for name, coefficients in _COEFFICIENTS.items()) + \
     _CEPHES.replace("EULER_MACLAURIN_TERMS\n", _euler_maclaurin_terms())
 
-# the operators above, defined for floating arguments (see decompositions._ONLY_WHEN)
+# the operators above whose approximations hold to single precision (see decompositions._ONLY_WHEN)
+SINGLE_PRECISION_ONLY = ("special_erfcx", "special_log_ndtr")
+
+# the other operators above, defined for floating arguments (see decompositions._ONLY_WHEN)
 FLOATING_ONLY = ("special_chebyshev_polynomial_t", "special_chebyshev_polynomial_u", "special_chebyshev_polynomial_v",
                  "special_chebyshev_polynomial_w", "special_shifted_chebyshev_polynomial_t",
                  "special_shifted_chebyshev_polynomial_u", "special_shifted_chebyshev_polynomial_v",

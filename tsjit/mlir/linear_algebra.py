@@ -13,7 +13,9 @@ torch-mlir sees slices, matmuls and selects of static shapes:
   whole triangle sums only the solved ones);
 - `_cholesky`: the Cholesky–Banachiewicz factorization, column by column, reading the lower triangle.
 `info` is LAPACK's: the 1-based index of the first zero pivot (LU) or non-positive leading minor (Cholesky), else 0.
-Singular value, eigenvalue and QR factorizations have no such finite unrolling here and keep their operators.
+Singular value and eigenvalue decompositions (svd, eig, eigh, and pinv, lstsq, matrix_rank, the nuclear norm built on
+them) are iterative: no finite decomposition, they keep their operators. QR (geqrf, householder_product) and LDL
+(Bunch-Kaufman pivoting) would unroll too but are not written yet.
 """
 
 from __future__ import annotations

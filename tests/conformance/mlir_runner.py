@@ -16,10 +16,13 @@ Programs run in worker processes (a ProcessPoolExecutor, `--jobs`, default os.cp
 program on both routes, compiles the six modules with IREE and runs them. A worker that dies (torch-mlir and IREE
 abort on a few programs) breaks the pool: its unfinished programs are run again, and a program that breaks a pool
 twice runs alone, where a crash is its own. IREE artifacts are cached on disk (tsjit.mlir.iree), so a second
-run only lowers and runs.
+run only lowers and runs. The FX route's outcomes do not depend on tsjit's lowering: they are cached on disk
+(`--fx-cache`, see fx_cache_key) by the program's source and data and the versions of torch, torch-mlir and IREE,
+so that a rerun pays only tsjit's route. Each record keeps the CPU seconds its program cost (the worker's own and
+those of its child processes, iree-compile's included), which the table sums.
 
     python tests/conformance/mlir_runner.py [--corpus opdb,nn,e2e] [--only REGEX] [--every K] [--jobs N]
-        [--shard I/N] [--json FILE] [--merge FILE...] [--failures] [--write-expected]
+        [--shard I/N] [--json FILE] [--merge FILE...] [--failures] [--write-expected] [--fx-cache DIR | --no-fx-cache]
 """
 
 from __future__ import annotations
@@ -27,10 +30,14 @@ from __future__ import annotations
 import argparse
 import collections
 import concurrent.futures
+import hashlib
+import importlib.metadata
+import inspect
 import json
 import multiprocessing
 import os
 import re
+import resource
 import signal
 import statistics
 import sys
@@ -54,6 +61,7 @@ WITHOUT_CONTROL_FLOW = ("tosa", "stablehlo")
 PASS = "pass"
 NOT_EXPRESSED = "not expressed"
 PROGRAM_TIMEOUT_SECONDS = 600
+DEFAULT_FX_CACHE = Path.home() / ".cache" / "tsjit" / "mlir-fx-route"
 
 
 # ---- eager ------------------------------------------------------------------------------------------------------
@@ -241,24 +249,34 @@ def cause_of(error: BaseException) -> str:
 
 
 # ---- one program, in a worker ----------------------------------------------------------------------------------
-def run_program(name: str) -> dict:
-    """Both routes of one program on every backend: outcomes, whether each route expressed it, and timings."""
+def run_program(name: str, fx_cache: Path | None = None) -> dict:
+    """Both routes of one program on every backend: outcomes, whether each route expressed it, timings, and the
+    CPU seconds it cost. The FX route's outcomes come from `fx_cache` when it holds them."""
     warnings.simplefilter("ignore")
     signal.signal(signal.SIGALRM, _expire)
     signal.alarm(PROGRAM_TIMEOUT_SECONDS)
+    started = _cpu_seconds()
     try:
-        return _run_program(name)
+        record = _run_program(name, fx_cache)
     except TimeoutError as error:
-        return {"name": name, "eager": True, "outcomes": {}, "failure": str(error), "timing": {}}
+        record = {"name": name, "eager": True, "outcomes": {}, "failure": str(error), "timing": {}}
     finally:
         signal.alarm(0)
+    record["cpu"] = _cpu_seconds() - started
+    return record
+
+
+def _cpu_seconds() -> float:
+    """This process's CPU time and that of its finished child processes (iree-compile)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def _expire(signum, frame):
     raise TimeoutError(f"no result within {PROGRAM_TIMEOUT_SECONDS} s")
 
 
-def _run_program(name: str) -> dict:
+def _run_program(name: str, fx_cache: Path | None) -> dict:
     record: dict[str, Any] = {"name": name, "eager": False, "outcomes": {}, "timing": {}}
     program = mlir_programs.program(name)
     if program is None:
@@ -270,7 +288,13 @@ def _run_program(name: str) -> dict:
     except Exception:  # noqa: BLE001  (a program eager rejects is not a question for a compiler)
         return record
     record["eager"], record["reproducible"] = True, deterministic
+    cache_file = fx_cache / f"{fx_cache_key(program, module)}.json" if fx_cache else None
+    cached = json.loads(cache_file.read_text()) if cache_file and cache_file.exists() else None
     for route in ROUTES:
+        if route == "fx" and cached is not None:
+            record["outcomes"].update(cached["outcomes"])
+            record["timing"]["fx"], record["fx_cached"] = cached["timing"], True
+            continue
         timing: dict[str, float] = {}
         lowered, refused = (tsjit_route(program, timing) if route == "tsjit" else fx_route(program, module, timing))
         for backend in BACKENDS:
@@ -278,11 +302,57 @@ def _run_program(name: str) -> dict:
                 on_iree(lowered[backend], program, expected, deterministic, timing)
             record["outcomes"][f"{route} {backend}"] = outcome
         record["timing"][route] = timing
+    if cache_file and cached is None:
+        _write_atomically(cache_file, json.dumps({"name": name, "timing": record["timing"]["fx"], "outcomes": {
+            k: v for k, v in record["outcomes"].items() if k.startswith("fx ")}}))
     return record
 
 
+# ---- the FX route's cache -----------------------------------------------------------------------------------
+def fx_cache_key(program: Program, module: Any) -> str:
+    """What the FX route's outcomes depend on, hashed: the program (its name, the source of its builder, inputs
+    and classes, the module's description, and every tensor it holds or receives), the versions of torch,
+    torch-mlir and IREE, and the code of this file and tsjit.mlir.iree that compares and runs it (the FX route
+    uses none of tsjit's lowering)."""
+    import tsjit.mlir.iree
+
+    digest = hashlib.sha256()
+    parts = [program.name, _source_of(program.build), _source_of(program.make_inputs), repr(module),
+             *sorted({_source_of(type(m)) for m in module.modules()}), torch.__version__,
+             *(importlib.metadata.version(d) for d in ("torch-mlir", "iree-base-compiler", "iree-base-runtime")),
+             Path(__file__).read_text(), Path(tsjit.mlir.iree.__file__).read_text()]
+    if isinstance(module, _Function):
+        parts.append(_source_of(module.function))
+    for part in parts:
+        digest.update(part.encode() + b"\0")
+    for tensor in [*module.state_dict().values(), *_leaves(program.inputs())]:
+        digest.update(_tensor_bytes(tensor) if isinstance(tensor, torch.Tensor) else repr(tensor).encode())
+    return digest.hexdigest()
+
+
+def _source_of(thing: Any) -> str:
+    try:
+        return inspect.getsource(thing)
+    except (OSError, TypeError):  # (built-in, or defined where no source is kept)
+        return getattr(thing, "__qualname__", repr(thing))
+
+
+def _tensor_bytes(tensor: torch.Tensor) -> bytes:
+    flat = tensor.detach().cpu().contiguous().reshape(-1)
+    return f"{flat.dtype}{list(tensor.shape)}".encode() + flat.view(torch.uint8).numpy().tobytes()
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Written under a temporary name and renamed, so that workers running at once never read half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(f".{os.getpid()}.tmp")
+    temporary.write_text(text)
+    temporary.replace(path)
+
+
 # ---- the pool -------------------------------------------------------------------------------------------------
-def run_all(names: list[str], jobs: int, progress: bool = False, records: dict | None = None) -> dict[str, dict]:
+def run_all(names: list[str], jobs: int, progress: bool = False, records: dict | None = None,
+            fx_cache: Path | None = None) -> dict[str, dict]:
     """Every program's record, from `jobs` worker processes; programs that break the pool twice run alone.
     `records` receives them as they come (a JSONFile saves each)."""
     records = {} if records is None else records
@@ -291,9 +361,9 @@ def run_all(names: list[str], jobs: int, progress: bool = False, records: dict |
     while pending:
         alone = [n for n in pending if strikes[n] >= 2]
         shared = [n for n in pending if strikes[n] < 2]
-        broken = _run_pool(shared, jobs, records, progress) if shared else []
+        broken = _run_pool(shared, jobs, records, progress, fx_cache) if shared else []
         for name in alone:
-            if _run_pool([name], 1, records, progress):
+            if _run_pool([name], 1, records, progress, fx_cache):
                 records[name] = {"name": name, "eager": True, "outcomes": {}, "timing": {},
                                  "failure": "crashed: the worker process died in torch-mlir or IREE"}
         strikes.update(broken)
@@ -301,11 +371,11 @@ def run_all(names: list[str], jobs: int, progress: bool = False, records: dict |
     return records
 
 
-def _run_pool(names: list[str], jobs: int, records: dict, progress: bool) -> list[str]:
+def _run_pool(names: list[str], jobs: int, records: dict, progress: bool, fx_cache: Path | None) -> list[str]:
     """Run `names` in a fresh pool; the names left unfinished when a worker died."""
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(run_program, name): name for name in names}
+        futures = {pool.submit(run_program, name, fx_cache): name for name in names}
         broken = []
         for future in concurrent.futures.as_completed(futures):
             try:
@@ -382,8 +452,13 @@ def _compile_cost(records: list[dict]) -> str:
         if lowering:
             parts.append(f"{route}: lowering {statistics.median(lowering):.2f} s, IREE "
                          f"{statistics.median(compiling) if compiling else 0:.2f} s")
+    cpu = [r["cpu"] for r in records if "cpu" in r]
+    cached = sum(bool(r.get("fx_cached")) for r in records)
+    spent = f"\nCPU per program: median {statistics.median(cpu):.1f} s, total {sum(cpu):.0f} s over {len(cpu)} " \
+        f"programs (FX route from the cache for {cached})" if cpu else ""
     return "median per program (three backends): " + "; ".join(parts) + \
-        " (IREE times are cache hits where the disk cache had the artifact)"
+        " (IREE times are cache hits where the disk cache had the artifact; FX's as first measured where cached)" + \
+        spent
 
 
 def causes(records: dict[str, dict], route: str = "tsjit") -> str:
@@ -445,6 +520,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--failures", action="store_true", help="print the failure causes per backend")
     parser.add_argument("--write-expected", action="store_true", help="record tsjit's failures as expected")
     parser.add_argument("--quiet", action="store_true", help="no per-program progress lines")
+    parser.add_argument("--fx-cache", type=Path, default=DEFAULT_FX_CACHE,
+                        help=f"the FX route's outcomes, cached (default {DEFAULT_FX_CACHE})")
+    parser.add_argument("--no-fx-cache", action="store_true", help="run the FX route of every program")
     options = parser.parse_args(argv)
     from mlir_conformance_failures import EXPECTED_FAILURES
 
@@ -456,7 +534,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         index, count = (int(n) for n in options.shard.split("/"))
         names = select(tuple(options.corpus.split(",")), options.only, options.every, (index, count))
-        records = run_all(names, options.jobs, not options.quiet, JSONFile(options.json) if options.json else None)
+        records = run_all(names, options.jobs, not options.quiet, JSONFile(options.json) if options.json else None,
+                          None if options.no_fx_cache else options.fx_cache)
     print(table(records))
     if options.failures:
         print(causes(records, "tsjit"), causes(records, "fx"), sep="\n")

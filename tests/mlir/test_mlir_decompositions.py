@@ -94,3 +94,23 @@ def test_determinants_by_lu_with_partial_pivoting_on_iree():
     inputs = (a, torch.randn(0, 0))
     run = iree.compile(tsjit.mlir.compile(tsjit.script(determinants), list(inputs), output_type="linalg-on-tensors"))
     assert_close(run(*inputs), tuple(determinants(*inputs)))
+
+
+def pads_upsampling_and_shrinking(x: torch.Tensor, volume: torch.Tensor):
+    F = torch.nn.functional
+    return (F.pad(x, [2, 1, 1, 0], mode="reflect"), F.pad(x, [1, 2, 0, 1], mode="replicate"),
+            F.pad(volume, [1, 1, 1, 0, 0, 1], mode="reflect"), F.pad(x, [1, 0, 0, 1], mode="circular"),
+            F.interpolate(x, scale_factor=2.0), F.interpolate(x, size=[5, 7], mode="bilinear"),
+            F.interpolate(x, scale_factor=1.5, mode="bilinear", align_corners=True), F.softshrink(x, 0.5))
+
+
+def test_pads_upsampling_and_softshrink_on_iree():
+    """pad in reflect and replicate modes and F.interpolate (StableHLO lowers neither; linalg no bilinear
+    upsampling) as gathers, and softshrink (torch-mlir's decomposition is wrong below -lambd), on two backends."""
+    torch.manual_seed(0)
+    inputs = (torch.randn(1, 2, 3, 4), torch.randn(1, 1, 2, 3, 4))
+    expected = pads_upsampling_and_shrinking(*inputs)
+    for backend in ("linalg-on-tensors", "stablehlo"):
+        run = iree.compile(tsjit.mlir.compile(tsjit.script(pads_upsampling_and_shrinking), list(inputs),
+                                              output_type=backend))
+        assert_close(run(*inputs), expected)

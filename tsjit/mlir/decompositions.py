@@ -60,7 +60,10 @@ def _reduce(loss: Tensor, reduction: int) -> Tensor:
 # - binary_cross_entropy_with_logits with pos_weight: its decomposition types `pos_weight * log_sigmoid(x)` as
 #   pos_weight's shape ("'tensor.cast' op operand type 'tensor<3x4xf32>' and result type 'tensor<4xf32>'");
 # - cross_entropy_loss with label smoothing: "found an op that was marked as backend illegal";
-# - binary_cross_entropy, cosine_embedding_loss, and pad in "circular" mode: not decomposed at all;
+# - binary_cross_entropy, cosine_embedding_loss, and pad in "circular" mode: not decomposed at all; pad in
+#   "reflect" and "replicate" modes: StableHLO lowers neither, TOSA not replication_pad1d (both as gathers);
+# - upsample_*.vec (F.interpolate): StableHLO lowers no upsampling, linalg no bilinear (as gathers);
+# - softshrink: torch-mlir's decomposition subtracts lambd below -lambd too (-1.52 -> -2.02, not -1.02);
 # - adaptive_avg_pool1d to a size that does not divide the input's: its decomposition asserts "only support cases
 #   where input and output size are equal for non-unit output size"; each window is averaged on its own;
 # gru_cell, lstm_cell and the RNN cells are not in the torch dialect (nn.GRUCell, nn.LSTMCell, nn.RNNCell).
@@ -124,15 +127,25 @@ def _circular(x: Tensor, dim: int, left: int, right: int) -> Tensor:
   if right > 0:
     x = torch.cat([x, x.narrow(dim, left, right)], dim)
   return x
+def _padded(x: Tensor, dim: int, left: int, right: int, mode: str) -> Tensor:
+  if mode == "circular":
+    return _circular(x, dim, left, right)
+  last = x.size(dim) - 1
+  position = torch.arange(-left, last + 1 + right)
+  if mode == "reflect":
+    index = last - torch.abs(last - torch.abs(position))
+  else:
+    index = torch.clamp(position, 0, last)
+  return x.index_select(dim, index)
 def pad(self: Tensor, pad: List[int], mode: str = "constant", value: Optional[float] = None) -> Tensor:
   x = self
   last = self.dim() - 1
   if len(pad) >= 2:
-    x = _circular(x, last, pad[0], pad[1])
+    x = _padded(x, last, pad[0], pad[1], mode)
   if len(pad) >= 4:
-    x = _circular(x, last - 1, pad[2], pad[3])
+    x = _padded(x, last - 1, pad[2], pad[3], mode)
   if len(pad) >= 6:
-    x = _circular(x, last - 2, pad[4], pad[5])
+    x = _padded(x, last - 2, pad[4], pad[5], mode)
   return x
 def adaptive_avg_pool1d(self: Tensor, output_size: List[int]) -> Tensor:
   length = self.size(-1)
@@ -143,6 +156,53 @@ def adaptive_avg_pool1d(self: Tensor, output_size: List[int]) -> Tensor:
     end = ((i + 1) * length + size - 1) // size
     windows.append(self.narrow(-1, start, end - start).mean([-1], True))
   return torch.cat(windows, -1)
+def _upsampled_sizes(input: Tensor, output_size: Optional[List[int]],
+                     scale_factors: Optional[List[float]]) -> List[int]:
+  if output_size is not None:
+    return output_size
+  assert scale_factors is not None
+  return [int(float(input.size(i + 2)) * scale_factors[i]) for i in range(input.dim() - 2)]  # (floor: sizes >= 0)
+def _source_ratio(size: int, out: int, scale_factors: Optional[List[float]], i: int) -> float:
+  if scale_factors is not None and scale_factors[i] > 0:
+    return 1.0 / scale_factors[i]
+  return float(size) / float(out)
+def _nearest(x: Tensor, dim: int, out: int, scale_factors: Optional[List[float]], i: int) -> Tensor:
+  size = x.size(dim)
+  ratio = _source_ratio(size, out, scale_factors, i)
+  index = torch.clamp(torch.floor(torch.arange(out, dtype=6) * ratio).to(4), 0, size - 1)  # (in float32, as ATen)
+  return x.index_select(dim, index)
+def _linear(x: Tensor, dim: int, out: int, align_corners: bool, scale_factors: Optional[List[float]], i: int) -> Tensor:
+  size = x.size(dim)
+  position = torch.arange(out, dtype=x.dtype)
+  if align_corners:
+    ratio = 0.0
+    if out > 1:
+      ratio = float(size - 1) / float(out - 1)
+    source = position * ratio
+  else:
+    source = torch.clamp((position + 0.5) * _source_ratio(size, out, scale_factors, i) - 0.5, 0.0)
+  low = torch.floor(source).to(4)
+  high = torch.clamp(low + 1, 0, size - 1)
+  weight = source - low.to(x.dtype)
+  for _ in range(x.dim() - 1 - dim):
+    weight = weight.unsqueeze(-1)
+  below = x.index_select(dim, low)
+  return below + (x.index_select(dim, high) - below) * weight
+def upsample_nearest1d__vec(input: Tensor, output_size: Optional[List[int]],
+                            scale_factors: Optional[List[float]]) -> Tensor:
+  sizes = _upsampled_sizes(input, output_size, scale_factors)
+  return _nearest(input, 2, sizes[0], scale_factors, 0)
+def upsample_nearest2d__vec(input: Tensor, output_size: Optional[List[int]],
+                            scale_factors: Optional[List[float]]) -> Tensor:
+  sizes = _upsampled_sizes(input, output_size, scale_factors)
+  return _nearest(_nearest(input, 2, sizes[0], scale_factors, 0), 3, sizes[1], scale_factors, 1)
+def upsample_bilinear2d__vec(input: Tensor, output_size: Optional[List[int]], align_corners: bool,
+                             scale_factors: Optional[List[float]]) -> Tensor:
+  sizes = _upsampled_sizes(input, output_size, scale_factors)
+  rows = _linear(input, 2, sizes[0], align_corners, scale_factors, 0)
+  return _linear(rows, 3, sizes[1], align_corners, scale_factors, 1)
+def softshrink(self: Tensor, lambd: float = 0.5) -> Tensor:
+  return torch.where(self > lambd, self - lambd, torch.where(self < -lambd, self + lambd, torch.zeros_like(self)))
 def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None,
              b_hh: Optional[Tensor] = None) -> Tensor:
   input_reset, input_update, input_new = torch.linear(input, w_ih, b_ih).chunk(3, 1)
@@ -838,7 +898,8 @@ _ONLY_WHEN = {
     "binary_cross_entropy_with_logits": lambda node: not _is_constant(node, 3, None),
     "cross_entropy_loss": lambda node: not _is_constant(node, 5, 0.0) and _is_constant(node, 2, None),
     "adaptive_avg_pool1d": lambda node: _constant_ints(node, 1) in [[n] for n in range(2, _MOST_WINDOWS + 1)],
-    "pad": lambda node: _is_constant(node, 2, "circular") and _is_constant_list(node, 1, 6),
+    "pad": lambda node: _is_constant_where(node, 2, lambda mode: mode in ("circular", "reflect", "replicate")) and
+    _is_constant_list(node, 1, 6),
     "diff": lambda node: _is_constant(node, 1, 0) or _is_constant(node, 1, 1),  # a loop over n would change shapes
     # in training it draws a random mask, unless p is 0 (ATen then returns the input)
     "feature_dropout": lambda node: _is_constant(node, 2, False) or _is_constant(node, 1, 0.0),
@@ -968,7 +1029,8 @@ def _constant_ints(node: Node, index: int) -> list | None:
     """The argument's value if it is a constant list or a list literal of constants, else None."""
     value = node.inputs[index]
     if value.node.kind is prim.Constant:
-        return list(constant_value(value.node))
+        constant = constant_value(value.node)
+        return list(constant) if isinstance(constant, list | tuple) else None  # (None for an absent int[]?)
     if value.node.kind is prim.ListConstruct and all(v.node.kind is prim.Constant for v in value.node.inputs):
         return [constant_value(v.node) for v in value.node.inputs]
     return None

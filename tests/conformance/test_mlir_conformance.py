@@ -39,3 +39,21 @@ def test_sampled_program(name: str, records):
     if expressed(record, "tsjit") and expressed(record, "fx"):
         behind = [b for b in BACKENDS if outcome(record, "fx", b) == PASS and outcome(record, "tsjit", b) != PASS]
         assert not behind, f"the FX route passes {behind} where tsjit does not: {record['outcomes']}"
+
+
+def test_fx_cache_key_follows_the_program_and_its_data():
+    """The FX route's cached outcomes are found again for the same program rebuilt, and not for another program
+    or the same module holding other weights."""
+    import mlir_programs
+    from mlir_runner import fx_cache_key
+
+    def key(name, change=None):
+        program = mlir_programs.program(name)
+        module = program.build()
+        if change:
+            change(module)
+        return fx_cache_key(program, module)
+
+    assert key("nn:Linear") == key("nn:Linear")
+    assert key("nn:Linear") != key("nn:LayerNorm")
+    assert key("nn:Linear") != key("nn:Linear", lambda m: m.weight.data.add_(1))

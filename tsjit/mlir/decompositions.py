@@ -64,6 +64,7 @@ def _reduce(loss: Tensor, reduction: int) -> Tensor:
 #   "reflect" and "replicate" modes: StableHLO lowers neither, TOSA not replication_pad1d (both as gathers);
 # - upsample_*.vec (F.interpolate): StableHLO lowers no upsampling, linalg no bilinear (as gathers);
 # - softshrink: torch-mlir's decomposition subtracts lambd below -lambd too (-1.52 -> -2.02, not -1.02);
+# - scaled_dot_product_attention (without dropout): only linalg lowers it (nn.MultiheadAttention with a mask);
 # - adaptive_avg_pool1d to a size that does not divide the input's: its decomposition asserts "only support cases
 #   where input and output size are equal for non-unit output size"; each window is averaged on its own;
 # gru_cell, lstm_cell and the RNN cells are not in the torch dialect (nn.GRUCell, nn.LSTMCell, nn.RNNCell).
@@ -203,6 +204,22 @@ def upsample_bilinear2d__vec(input: Tensor, output_size: Optional[List[int]], al
   return _linear(rows, 3, sizes[1], align_corners, scale_factors, 1)
 def softshrink(self: Tensor, lambd: float = 0.5) -> Tensor:
   return torch.where(self > lambd, self - lambd, torch.where(self < -lambd, self + lambd, torch.zeros_like(self)))
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Optional[Tensor] = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, scale: Optional[float] = None,
+                                 enable_gqa: bool = False) -> Tensor:
+  factor = float(query.size(-1)) ** -0.5
+  if scale is not None:
+    factor = scale
+  scores = torch.matmul(query, key.transpose(-2, -1)) * factor
+  if is_causal:
+    allowed = torch.ones([query.size(-2), key.size(-2)], dtype=11).tril()
+    scores = scores.masked_fill(allowed.logical_not(), float("-inf"))
+  if attn_mask is not None:
+    if attn_mask.dtype == 11:
+      scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
+    else:
+      scores = scores + attn_mask
+  return torch.matmul(torch.softmax(scores, -1), value)
 def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None,
              b_hh: Optional[Tensor] = None) -> Tensor:
   input_reset, input_update, input_new = torch.linear(input, w_ih, b_ih).chunk(3, 1)
@@ -953,6 +970,7 @@ _ONLY_WHEN = {
     **{name: lambda node: _has_static_real_matrix(node, 0) and _is_constant(node, 1, True)
        for name in ("linalg_lu_factor_ex", "linalg_lu_factor", "_lu_with_info", "linalg_lu")},
     "linalg_tensorsolve": lambda node: _has_static_real_matrix(node, 0) and _is_constant(node, 2, None),
+    "scaled_dot_product_attention": lambda node: _is_constant(node, 4, 0.0) and _is_constant(node, 7, False),
 }
 
 

@@ -30,7 +30,9 @@ What is carried over, and why:
   becomes a constant in the methods (`self.training` decides the branch of BatchNorm and Dropout at compile
   time, where its in-place running-statistics update would otherwise keep the program from value semantics),
   and an `Optional[Tensor]` attribute holding a tensor is declared a `Tensor` (`Conv2d.bias`): an optional
-  non-value tensor cannot become an optional value tensor in the torch dialect, a tensor can.
+  non-value tensor cannot become an optional value tensor in the torch dialect, a tensor can. So does a list of
+  ints, floats or bools that no operator writes (`Conv2d._reversed_padding_repeated_twice`, the pads of
+  `padding_mode="reflect"`): MLIR preparation decides from constants which operators to decompose.
 - Values: tensors are detached (the compiled program computes no gradients), everything else is passed as is.
 """
 
@@ -192,8 +194,8 @@ def specialize_attributes(root: ModuleValue, methods: dict[str, dict[str, Graph]
                 continue
             values = [m.slot(slot.name).value for m in modules]
             found = reads.get((name, slot.name), [])
-            if _foldable(slot.type, values):
-                _fold_attribute(found, values[0])
+            if _foldable(slot.type, values) or _foldable_list(slot.type, values, found):
+                _fold_attribute(found, list(values[0]) if isinstance(slot.type, ts.ListType) else values[0])
                 _retype(modules, slot.name, None)
             elif isinstance(slot.type, ts.OptionalType) and all(isinstance(v, torch.Tensor) for v in values):
                 _retype(modules, slot.name, slot.type.elem)
@@ -225,6 +227,19 @@ def _foldable(type_: ts.Type, values: list) -> bool:
         return True
     return scalar and (first is None or isinstance(first, int | float | bool | str)) and all(
         type(v) is type(first) and v == first for v in values)
+
+
+def _foldable_list(type_: ts.Type, values: list, reads: list[Node]) -> bool:
+    """A list of ints, floats or bools, equal in every instance, that no reader may write: every use of every
+    read is an operator argument the schema does not write (`aten::append(t[](a!) self, ...)` writes)."""
+    if not (isinstance(type_, ts.ListType) and isinstance(type_.elem, ts.IntType | ts.FloatType | ts.BoolType)):
+        return False
+    return all(v == values[0] for v in values) and all(_reads_only(use) for read in reads for use in read.output().uses)
+
+
+def _reads_only(use) -> bool:
+    schema = use.user.maybe_schema()
+    return schema is not None and use.offset < len(schema.arguments) and use.offset not in schema.written_arguments
 
 
 def _fold_attribute(reads: list[Node], value) -> None:

@@ -170,7 +170,7 @@ def _source_ratio(size: int, out: int, scale_factors: Optional[List[float]], i: 
 def _nearest(x: Tensor, dim: int, out: int, scale_factors: Optional[List[float]], i: int) -> Tensor:
   size = x.size(dim)
   ratio = _source_ratio(size, out, scale_factors, i)
-  index = torch.clamp(torch.floor(torch.arange(out, dtype=6) * ratio).to(4), 0, size - 1)  # (in float32, as ATen)
+  index = torch.clamp(torch.floor(torch.arange(out, dtype=6) * ratio).to(3), 0, size - 1)  # (float32, as ATen)
   return x.index_select(dim, index)
 def _linear(x: Tensor, dim: int, out: int, align_corners: bool, scale_factors: Optional[List[float]], i: int) -> Tensor:
   size = x.size(dim)
@@ -182,7 +182,7 @@ def _linear(x: Tensor, dim: int, out: int, align_corners: bool, scale_factors: O
     source = position * ratio
   else:
     source = torch.clamp((position + 0.5) * _source_ratio(size, out, scale_factors, i) - 0.5, 0.0)
-  low = torch.floor(source).to(4)
+  low = torch.floor(source).to(3)  # (int32: TOSA casts no float to int64)
   high = torch.clamp(low + 1, 0, size - 1)
   weight = source - low.to(x.dtype)
   for _ in range(x.dim() - 1 - dim):

@@ -89,8 +89,6 @@ _EVERY_BACKEND: dict[str, str] = {
     'function:float_arith': _no_op('aten::floordiv'),
     'function:functional_embedding_bag': EMBEDDING_BAG,
     'function:functional_grid_sample': _no_op('aten::affine_grid_generator'),
-    'function:functional_interpolate': LIST_MUTATION,
-    'function:functional_interpolate_modes': LIST_MUTATION,
     'function:functional_more_losses': _no_op('aten::nll_loss_nd'),
     'function:fork_and_wait': FORK,
     'function:forks_in_a_loop': FORK,
@@ -245,7 +243,6 @@ _TOSA: dict[str, str] = {
     'function:while_true_break': TOSA_SCALARS,
     'function:while_with_complex_condition': TOSA_SCALARS,
     'module:dropout_train': TOSA_F64,
-    'module:multihead_attention_key_padding_mask': _no_lowering('tosa', 'torch.aten.scaled_dot_product_attention'),
     'module:lstm_dropout_train': TOSA_F64,
     'module:sequential_mlp_train': TOSA_F64,
     'module:tuple_result_keyword_call': TOSA_SCALARS,
@@ -295,9 +292,7 @@ _STABLEHLO: dict[str, str] = {
     'function:while_loop': STABLEHLO_SCALARS,
     'function:while_true_break': STABLEHLO_SCALARS,
     'function:while_with_complex_condition': STABLEHLO_SCALARS,
-    'module:conv2d_padding_mode': STABLEHLO_SCALARS,
     'module:dropout_train': RANDOM,
-    'module:multihead_attention_key_padding_mask': STABLEHLO_SCALARS,
     'module:sequential_mlp_train': RANDOM,
 }
 

@@ -529,6 +529,14 @@ class TupleType(Type):
         return all(a.is_subtype_of(b) for a, b in zip(self.elements, other.elements))
 
 
+def requires_grad(type_: Type) -> bool:
+    """Whether a value of this type is typed as requiring grad: a tensor typed so, or a tuple holding one (what
+    keeps autograd-breaking rewrites such as fusion off a graph's inputs)."""
+    if isinstance(type_, TensorType):
+        return bool(type_.requires_grad)
+    return isinstance(type_, TupleType) and any(requires_grad(t) for t in type_.elements)
+
+
 # -------------------------------------------------------------------------------------------- Union, Optional
 
 def _flatten_union(types: Iterable[Type]) -> list[Type]:

@@ -27,14 +27,14 @@ from tsjit.ir.alias_analysis import AliasDb
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.symbols import aten, prim
-from tsjit.ir.types import TensorType, TupleType, Type
+from tsjit.ir.types import TensorType, requires_grad
 
 MIN_TREE_SIZE = 3
 
 
 def batch_mm(graph: Graph) -> bool:
     """Replace sums of at least MIN_TREE_SIZE matrix products by prim::MMTreeReduce; whether any was."""
-    if any(_requires_grad(value.type) for value in graph.inputs):
+    if any(requires_grad(value.type) for value in graph.inputs):
         return False
     products = [n for n in graph.all_nodes() if n.kind is aten.mm]
     if len(products) < MIN_TREE_SIZE:
@@ -52,12 +52,6 @@ def batch_mm(graph: Graph) -> bool:
         _replace_tree(graph, root, leaves)
         changed = True
     return changed
-
-
-def _requires_grad(type_: Type) -> bool:
-    if isinstance(type_, TensorType):
-        return bool(type_.requires_grad)
-    return isinstance(type_, TupleType) and any(_requires_grad(t) for t in type_.elements)
 
 
 def _is_sum(node: Node) -> bool:

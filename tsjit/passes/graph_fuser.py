@@ -52,7 +52,7 @@ from tsjit.ir.alias_analysis import AliasDb
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import Symbol, aten, prim
-from tsjit.ir.types import FloatType, IntType, TensorType, TupleType, Type
+from tsjit.ir.types import FloatType, IntType, TensorType, Type, requires_grad
 from tsjit.passes.inliner import insert_graph
 
 FUSIBLE_DTYPES = (torch.float32, torch.float64)
@@ -65,7 +65,7 @@ MAX_GROUP_SIZE = 256
 
 def fuse_graph(graph: Graph) -> bool:
     """Replace groups of fusible nodes by prim::FusionGroup nodes; returns whether the graph changed."""
-    if any(_requires_grad(value.type) for value in graph.inputs):
+    if any(requires_grad(value.type) for value in graph.inputs):
         log.graph_debug("an input requires grad: nothing is fused")
         return False
     changed = constant_chunks(graph)
@@ -160,12 +160,6 @@ def _unpacked_chunk(node: Node) -> Node | None:
     if unpack.kind is not prim.ListUnpack or not isinstance(chunks, int) or not isinstance(dim, int):
         return None
     return unpack if len(unpack.outputs) == chunks else None
-
-
-def _requires_grad(type_: Type) -> bool:
-    if isinstance(type_, TensorType):
-        return bool(type_.requires_grad)
-    return isinstance(type_, TupleType) and any(_requires_grad(t) for t in type_.elements)
 
 
 def fusible_dtype(node: Node) -> torch.dtype | None:

@@ -36,7 +36,7 @@ from tsjit import garbage_collection, log
 from tsjit.errors import RuntimeTsjitError
 from tsjit.ir.graph import Graph
 from tsjit.ir.symbols import prim
-from tsjit.ir.types import ClassType, NoneType, OptionalType, TensorType, TupleType, Type
+from tsjit.ir.types import ClassType, NoneType, OptionalType, TensorType, TupleType, Type, requires_grad
 from tsjit.passes.batch_mm import batch_mm
 from tsjit.passes.check_strict_fusion import check_strict_fusion
 from tsjit.passes.common_subexpression_elimination import eliminate_common_subexpression
@@ -286,16 +286,10 @@ def needs_gradient(graph: Graph) -> bool:
     require grad (TorchScript's needsGradient; the spec types inputs' requires_grad only in grad mode)."""
     if not torch.is_grad_enabled():
         return False
-    if any(_requires_grad(value.type) for value in graph.inputs):
+    if any(requires_grad(value.type) for value in graph.inputs):
         return True
     return any(n.kind is prim.GetAttr and isinstance(n.output().type, TensorType)
                and n.output().type.requires_grad is not False for n in graph.all_nodes())
-
-
-def _requires_grad(type_: Type) -> bool:
-    if isinstance(type_, TensorType):
-        return bool(type_.requires_grad)
-    return isinstance(type_, TupleType) and any(_requires_grad(t) for t in type_.elements)
 
 
 def run_post_derivative_optimizations(graph: Graph) -> bool:

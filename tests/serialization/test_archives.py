@@ -386,6 +386,20 @@ def test_objects_enums_and_named_tuples_from_torch():
     assert loaded.state.n == 5  # restored by __setstate__ from the pickled (105, t)
 
 
+def test_each_load_has_its_own_class_names():
+    """As torch.jit.load gives each load its own compilation unit, loading an archive twice names its classes,
+    enums and NamedTuples as the archive does both times: saving either load writes the same code files."""
+    scripted = archive_programs.scripted_with_objects()
+    data = torch_bytes(scripted)
+    first, second = load(data), load(data)
+    assert first._c.type is not second._c.type
+    assert "___torch_mangle" not in str(second.graph)
+    saved = [{k: v for k, v in archive_members(serialize(m)).items() if k.startswith("code/")} for m in (first, second)]
+    assert saved[0] == saved[1]
+    x = torch.randn(1)
+    assert same(scripted(x), second(x)) and same(scripted(x), torch.jit.load(io.BytesIO(serialize(second)))(x))
+
+
 def test_map_location_and_paths(tmp_path):
     path = tmp_path / "m.pt"
     torch.jit.save(torch.jit.script(archive_programs.SharedStorage()), str(path))

@@ -26,7 +26,6 @@ from typing import Any
 
 from tsjit.errors import CompileError, SerializationError, TsjitError
 from tsjit.frontend import special_forms
-from tsjit.frontend.concrete_module_type import claim_qualified_name
 from tsjit.frontend.ir_emitter import GraphFunction
 from tsjit.frontend.operator_values import OperatorNamespaces
 from tsjit.frontend.parser import parse_definitions
@@ -153,7 +152,7 @@ class SourceImporter:
 
     def _import_script_class(self, qualified_name: str, class_def: ClassDef, is_module: bool) -> T.ClassType:
         """Attributes and constants first (methods may refer to the class), then the methods."""
-        class_type = T.ClassType(claim_qualified_name(qualified_name), is_module=is_module)
+        class_type = T.ClassType(qualified_name, is_module=is_module)
         self._imported[qualified_name] = class_type
         declarations = ClassBody(class_def)
         for name, type_expr in declarations.attributes:
@@ -177,7 +176,7 @@ class SourceImporter:
             types.append(self.type_parser.parse_type_from_expr(type_expr))
             if default is not None:
                 defaults[name] = literal(default)
-        tuple_type = T.TupleType(tuple(types), tuple(names), claim_qualified_name(qualified_name))
+        tuple_type = T.TupleType(tuple(types), tuple(names), qualified_name)
         self._named_tuple_defaults[qualified_name] = defaults
         self._imported[qualified_name] = tuple_type
         return tuple_type
@@ -193,12 +192,12 @@ class SourceImporter:
         if len(value_types) != 1 or not value_types <= {int, float, str}:
             raise CompileError("enum values must all be int, all float or all str", class_def.range)
         value_type = T.type_of(members[0][1])
-        enum_type = T.EnumType(claim_qualified_name(qualified_name), value_type, members)
+        enum_type = T.EnumType(qualified_name, value_type, members)
         self._imported[qualified_name] = enum_type
         return enum_type
 
     def _import_interface(self, qualified_name: str, class_def: ClassDef, is_module: bool) -> T.InterfaceType:
-        interface = T.InterfaceType(claim_qualified_name(qualified_name), is_module=is_module)
+        interface = T.InterfaceType(qualified_name, is_module=is_module)
         self._imported[qualified_name] = interface
         for statement in class_def.body:
             if not isinstance(statement, Def):

@@ -1,7 +1,10 @@
 """`python -m bench`: time tsjit, eager PyTorch, torch.compile and torch.jit side by side; print tables of ratios.
 
-Each benchmark runs every variant in interleaved rounds and keeps each variant's fastest round, so that noise
-from other processes hits all variants alike. Numbers are for reading, never for asserting.
+Each benchmark warms every variant up (torch.jit's and tsjit's executors optimize on their second and third
+calls, and tsjit's kernels compile in the background meanwhile), then runs the variants in many short interleaved
+rounds, in an order that rotates each round, and reports each variant's median round, so that the load from other
+processes, which changes within seconds, hits all variants alike (a variant's fastest round tells more about when
+it ran than about the variant). Numbers are for reading, never for asserting.
 
 - chain100: 100 elementwise ops (unary, and binary with a second input) on 4-element tensors. Almost all of
   the time is per-op overhead, which fusion removes. Target: tsjit at most 0.2x eager.
@@ -40,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import time
 import timeit
 from collections.abc import Callable
@@ -53,13 +57,20 @@ from tsjit.runtime.fusion import wait_for_kernels
 TIMER: list[Callable[[], float]] = [time.perf_counter]  # --cpu-time: time.process_time (not for fork4)
 
 
-def best_time(variants: dict[str, Callable[[], object]], number: int, rounds: int) -> dict[str, float]:
-    """Seconds per call of each variant: the fastest of `rounds` interleaved rounds of `number` calls."""
-    best = {name: float("inf") for name in variants}
-    for _ in range(rounds):
-        for name, run in variants.items():
-            best[name] = min(best[name], timeit.Timer(run, timer=TIMER[0]).timeit(number=number) / number)
-    return best
+SLICES = 5  # each round of `number` calls is timed as this many short rounds
+WARMUP_CALLS = 3  # before timing: torch.jit's profiling executor optimizes on the third call, tsjit's on the second
+
+
+def median_time(variants: dict[str, Callable[[], object]], number: int, rounds: int) -> dict[str, float]:
+    """Seconds per call of each variant: the median of `rounds * SLICES` interleaved short rounds of about
+    `number / SLICES` calls each, the variants' order rotated every round (none always runs after the same one)."""
+    calls = max(1, round(number / SLICES))
+    names = list(variants)
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    for k in range(rounds * SLICES):
+        for name in names[k % len(names):] + names[:k % len(names)]:
+            samples[name].append(timeit.Timer(variants[name], timer=TIMER[0]).timeit(number=calls) / calls)
+    return {name: statistics.median(samples[name]) for name in names}
 
 
 def report(title: str, times: dict[str, float], baseline: str) -> None:
@@ -88,7 +99,7 @@ def bench_fork(rounds: int) -> None:
     expected = variants["eager serial"](*inputs, b=b)
     for run in variants.values():
         torch.testing.assert_close(run(*inputs, b=b), expected)
-    times = best_time({name: (lambda run=run: run(*inputs, b=b)) for name, run in variants.items()}, number=3,
+    times = median_time({name: (lambda run=run: run(*inputs, b=b)) for name, run in variants.items()}, number=3,
                       rounds=rounds)
     report("fork4: 4 matmul-heavy calls, forked vs serial, 1 intra-op thread (target: forked <= 0.75x serial)",
            times, "tsjit serial")
@@ -97,15 +108,19 @@ def bench_fork(rounds: int) -> None:
 def bench_variants(title: str, variants: dict[str, Callable], args: tuple, number: int, rounds: int,
                    tolerance: dict[str, float] | None = None) -> None:
     """Check every variant against eager (`tolerance`: assert_close's rtol and atol, if not its defaults), then
-    time them in the steady state: once the fused kernels that the first calls started compiling in the
-    background are ready (with a cold kernel cache, the rounds would otherwise time the interpreted fallback that
-    runs meanwhile)."""
+    time them in the steady state: after WARMUP_CALLS more calls, once the fused kernels that the optimized plans
+    started compiling in the background are ready (with a cold kernel cache, the rounds would otherwise time the
+    interpreted fallback that runs meanwhile), and checked again on those kernels."""
     variants = selected(variants)
     expected = variants["eager"](*args)
     for run in variants.values():
         torch.testing.assert_close(run(*args), expected, **(tolerance or {}))
+        for _ in range(WARMUP_CALLS):
+            run(*args)
     wait_for_kernels()
-    times = best_time({name: (lambda run=run: run(*args)) for name, run in variants.items()}, number=number,
+    for run in variants.values():
+        torch.testing.assert_close(run(*args), expected, **(tolerance or {}))
+    times = median_time({name: (lambda run=run: run(*args)) for name, run in variants.items()}, number=number,
                       rounds=rounds)
     report(title, times, "eager")
 
@@ -191,7 +206,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     """Run the benchmarks `argv` selects (default: sys.argv[1:]); `tsjit bench` passes its arguments on."""
     parser = argparse.ArgumentParser(prog=prog, description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=15, help="interleaved rounds per benchmark")
+    parser.add_argument("--rounds", type=int, default=15,
+                        help=f"interleaved rounds per benchmark (each timed as {SLICES} short ones)")
     benchmarks = {"chain": bench_chain, "lstm": bench_lstm, "lstm1x64": bench_lstm_1x64, "pointwise": bench_pointwise,
                   "lstm32": bench_lstm_steps, "mlp": bench_mlp, "encoder": bench_encoder, "fork": bench_fork,
                   "first_call": bench_first_call, "train_lstm_cell": bench_train_lstm_cell,

@@ -159,3 +159,47 @@ def test_launches_merge_contiguous_dimensions_and_keep_chunked_ones() -> None:
     g, b, c = torch.empty(4, 12), torch.empty(12), torch.empty(4, 4)
     launch = chunked((g.shape, g.stride(), b.shape, b.stride(), c.shape, c.stride()))
     assert launch.geometry == (4, 4, 12, 1, 0, 1, 4, 1)
+
+
+CONCAT = """
+graph(%x : Float(*, *, *, device=cpu), %y : Float(*, *, *, device=cpu)):
+  %two : int = prim::Constant[value=2]()
+  %d : int = prim::Constant[value={dim}]()
+  %a : Float(*, *, *, device=cpu), %b : Float(*, *, *, device=cpu) = prim::ConstantChunk[chunks=2, dim=2](%x)
+  %s : Float(*, *, *, device=cpu) = aten::mul(%a, %y)
+  %t : Float(*, *, *, device=cpu) = aten::sigmoid(%b)
+  %u : Float(*, *, *, device=cpu) = aten::add(%s, %t, %two)
+  %r : Float(*, *, *, device=cpu) = prim::VarConcat(%s, %u, %t, %d)
+  return (%u, %r)
+"""
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+@pytest.mark.parametrize("shape", [(1, 1, 8), (2, 3, 10), (3, 1, 2), (4, 130, 256)], ids=str)
+def test_a_concatenated_output_is_written_piece_by_piece(dim, shape, fallbacks) -> None:
+    """prim::VarConcat outputs (passes/concat_fusion.py) beside a plain one and chunked inputs, along every
+    dimension; the largest shape runs in element ranges on several threads."""
+    text = CONCAT.replace("{dim}", str(dim))
+    _, operation = fused(text)
+    generator = torch.Generator().manual_seed(sum(shape) + dim)
+    x = torch.randn(*shape[:2], 2 * shape[2], generator=generator)
+    expect_kernel_result(text, operation, x, torch.randn(shape, generator=generator))
+    expect_kernel_result(text, operation, x, torch.randn(shape[-1], generator=generator).expand(shape))
+    assert not fallbacks
+
+
+def test_concatenated_pieces_of_other_shapes_run_the_subgraph(fallbacks) -> None:
+    """The launch takes pieces of one shape only: others run the subgraph, whose cat concatenates them, or raises
+    eager's error."""
+    text = """
+        graph(%x : Float(*, *, device=cpu), %y : Float(*, *, device=cpu)):
+          %zero : int = prim::Constant[value=0]()
+          %s : Float(*, *, device=cpu) = aten::sigmoid(%x)
+          %t : Float(*, *, device=cpu) = aten::tanh(%y)
+          %r : Float(*, *, device=cpu) = prim::VarConcat(%s, %t, %zero)
+          return (%r)"""
+    _, operation = fused(text)
+    expect_kernel_result(text, operation, torch.randn(2, 3), torch.randn(1, 3))
+    with pytest.raises(RuntimeError):
+        operation(torch.randn(2, 3), torch.randn(1, 4))
+    assert len(fallbacks) == 2

@@ -20,7 +20,9 @@ import torch.nn.functional as F
 from shared_programs import lstm_cell_s as lstm_cell
 
 import tsjit
+import tsjit.runtime.fusion as fusion
 from tsjit.ir.graph import Graph
+from tsjit.ir.symbols import prim
 from tsjit.runtime.autodiff import unpack_gradient
 from tsjit.runtime.differentiable_graph_op import differentiable_graph_operation
 from tsjit.runtime.graph_executor import set_autodiff_subgraph_inlining
@@ -450,3 +452,28 @@ def test_weight_gradients_come_in_the_weights_layout() -> None:
     assert all(g.is_contiguous() for g in gradients[3:5])
     hy, cy = lstm_cell(x, hx, cx, *weights)
     torch.testing.assert_close(gradients, torch.autograd.grad((hy + cy).sum(), (x, hx, cx, *weights)))
+
+
+def test_the_gate_gradients_are_concatenated_by_their_kernel(monkeypatch) -> None:
+    """check_ad for the LSTM cell's backward graph: the four gates' gradients, which one FusionGroup computes,
+    are concatenated in that group (a prim::VarConcat its kernel writes in place: passes/concat_fusion.py), no
+    aten::cat left in df; the gradients are eager's, from the kernel (no group interpreted)."""
+    monkeypatch.setenv("TSJIT_SYNC_COMPILE", "1")
+    fallbacks: list = []
+    interpreted = fusion.interpreted
+    monkeypatch.setattr(fusion, "interpreted", lambda subgraph: lambda *values: (fallbacks.append(values),
+                                                                                    interpreted(subgraph)(*values))[1])
+    scripted = tsjit.script(lstm_cell)
+    x, hx, cx = torch.randn(1, 4), torch.randn(1, 5), torch.randn(1, 5)
+    weights = tuple(torch.randn(shape, requires_grad=True) for shape in ((20, 4), (20, 5), (20,), (20,)))
+    scripted.graph_for(x, hx, cx, *weights)
+    hy, cy = scripted(x, hx, cx, *weights)
+    gradients = torch.autograd.grad((hy + cy).sum(), weights)
+    df_graphs = [plan.graph for plan in hy.grad_fn.op.df.plans.values()]
+    kinds = [str(n.kind) for graph in df_graphs for n in graph.nodes()]
+    concats = [str(n.kind) for graph in df_graphs for group in graph.nodes() if group.kind is prim.FusionGroup
+               for n in group.g("Subgraph").nodes() if n.kind is prim.VarConcat]
+    assert "aten::cat" not in kinds and concats, "\n".join(map(str, df_graphs))
+    hy, cy = lstm_cell(x, hx, cx, *weights)
+    torch.testing.assert_close(gradients, torch.autograd.grad((hy + cy).sum(), weights), rtol=1e-5, atol=1e-5)
+    assert not fallbacks

@@ -39,14 +39,22 @@ becomes (after the includes, `typedef float T;` and the helpers of elementwise.C
       }
     }
 
-The kernel computes the elements [begin, end) of its outputs, which are contiguous and all of one shape, the
-iteration shape (`size0`... `sizeR-1`, R the largest rank in the subgraph), so that threads can split the work.
+The kernel computes the elements [begin, end) of its outputs, which are contiguous and all of one shape (but a
+prim::VarConcat output, below), the iteration shape (`size0`... `sizeR-1`, R the largest rank in the subgraph), so
+that threads can split the work.
 Every tensor input is read through its strides in each of those dimensions (`e0_0`... after the sizes): broadcast
 dimensions have stride 0, so inputs of other (broadcastable) shapes and 0-dim tensors need nothing else, and an
 input is read in place when its innermost stride is 1, gathered into a buffer otherwise. A prim::ConstantChunk
 computes nothing: chunk c of a value is the value read c chunk sizes further along the chunk's dimension, so the
 nodes computing a chunked value are computed once per chunk read (each on its part of the value; the kernel's
-launch, tsjit.codegen.launch, makes sure that every chunk has the iteration size along its dimension).
+launch, tsjit.codegen.launch, makes sure that every chunk has the iteration size along its dimension). An
+output that is a prim::VarConcat of pieces along a dimension (passes/concat_fusion.py) is the mirror image: each
+piece, of the iteration shape, is written one piece size further along that dimension of the output, which the
+launch allocates that many times larger there:
+
+      const int64_t block0 = size1;                     (the elements of one index of the dimensions outside dim)
+      ... for each row: const int64_t base0 = row * n / block0 * block0 * 4 + row * n % block0;
+          out0[base0 + 2 * block0 + i + j] = v7[j];      (piece 2 of 4)
 
 The elements go in blocks of BLOCK, one operation at a time over the block: the elements of a block are
 independent, so the CPU overlaps their math calls and the compiler vectorizes the simple operations, where one
@@ -92,14 +100,16 @@ class NotFusible(Exception):
 
 
 class Kernel(NamedTuple):
-    """A generated kernel: its C source, the kind of each subgraph input, the element dtype, the output count and
-    the number of dimensions it iterates over (at least 1)."""
+    """A generated kernel: its C source, the kind of each subgraph input, the element dtype, the output count, the
+    number of dimensions it iterates over (at least 1) and, per output, None or what it concatenates: its `dim`
+    (counted from the left, in the output's rank) and the number of pieces."""
 
     source: str
     arguments: tuple[str, ...]
     dtype: torch.dtype
     num_outputs: int
     rank: int
+    concats: tuple[tuple[int, int] | None, ...] = ()
 
 
 def generate_kernel(subgraph: Graph) -> Kernel:
@@ -137,6 +147,7 @@ class _Generator:
         self.parameters = ["int64_t begin", "int64_t end", "const int64_t* restrict geometry"]
         self.geometry = [f"size{d}" for d in range(self.rank)]  # the names of geometry[0], geometry[1], ...
         self.prologue: list[str] = []
+        self.row_prologue: list[str] = []  # once per row, after the inputs' offsets
         self.body: list[str] = []
 
     def kernel(self) -> Kernel:
@@ -151,12 +162,37 @@ class _Generator:
             for shift in self.shifts.get(node, ()):
                 self.add_node(node, shift)
         zero = (0,) * self.rank
+        concats: list[tuple[int, int] | None] = []
         for k, value in enumerate(self.subgraph.outputs):
             if not isinstance(value.type, TensorType) or value.node.kind in _NOT_COMPUTED:
                 raise NotFusible(f"output %{value.debug_name} is not a computed tensor")
             self.parameters.append(f"T* restrict out{k}")
+            if value.node.kind is prim.VarConcat:
+                concats.append(self.add_concat_output(k, value.node))
+                continue
+            concats.append(None)
             self.body.append(f"{LOOP} out{k}[row * n + i + j] = {self.operand(value, zero, TENSOR).expr};")
-        return Kernel(self.source(), arguments, self.dtype, len(self.subgraph.outputs), self.rank)
+        return Kernel(self.source(), arguments, self.dtype, len(self.subgraph.outputs), self.rank, tuple(concats))
+
+    def add_concat_output(self, k: int, node: Node) -> tuple[int, int]:
+        """Output k, `prim::VarConcat(pieces..., dim)`: each piece written at its offset along `dim`. Returns the
+        dim (of the output's rank) and the number of pieces."""
+        *pieces, dim = node.inputs
+        if dim.node.kind is not prim.Constant or type(constant_value(dim.node)) is not int:
+            raise NotFusible(f"the dim of %{node.output().debug_name} is not an int constant")
+        rank = pieces[0].type.rank
+        if rank is None or not -rank <= constant_value(dim.node) < rank:
+            raise NotFusible(f"the dim of %{node.output().debug_name} is out of range")
+        output_dim = constant_value(dim.node) % rank
+        dimension = self.rank - rank + output_dim
+        self.prologue.append(f"const int64_t block{k} = {' * '.join(f'size{d}' for d in range(dimension, self.rank))};")
+        self.row_prologue.append(f"const int64_t base{k} = row * n / block{k} * block{k} * {len(pieces)} + "
+                                 f"row * n % block{k};")
+        zero = (0,) * self.rank
+        for c, piece in enumerate(pieces):
+            expr = self.operand(piece, zero, TENSOR).expr
+            self.body.append(f"{LOOP} out{k}[base{k} + {c} * block{k} + i + j] = {expr};")
+        return output_dim, len(pieces)
 
     def source(self) -> str:
         last, outer = self.rank - 1, range(self.rank - 2, -1, -1)
@@ -171,6 +207,7 @@ class _Generator:
                   "    const int64_t lo = begin > row * n ? begin - row * n : 0;",
                   "    const int64_t hi = end - row * n < n ? end - row * n : n;",
                   f"    int64_t q = row, {offsets};"]
+        lines += [f"    {line}" for line in self.row_prologue]
         for d in outer:  # the row's coordinates, innermost first, and each input's offset from them
             terms = " ".join(f"o{k} += x * e{k}_{d};" for k in range(len(self.tensor_inputs)))
             lines.append(f"    {{ const int64_t x = q % size{d}; q /= size{d}; {terms} }}")
@@ -195,6 +232,10 @@ class _Generator:
 
     def add_node(self, node: Node, shift: Shift) -> None:
         if node.kind is prim.Constant or node.kind is prim.ConstantChunk:  # read where their users read them
+            return
+        if node.kind is prim.VarConcat:  # written where the outputs are
+            if any(use.user.kind is not prim.Return for use in node.output().uses):
+                raise NotFusible(f"%{node.output().debug_name} concatenates, and is read inside the kernel")
             return
         schema = node.maybe_schema()
         entry = OPERATORS.get(schema.operator_name) if schema is not None else None

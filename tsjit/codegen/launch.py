@@ -6,14 +6,16 @@ kernel dimension and takes each chunk of a value to be as large as the outputs a
 
 - their ranks are the subgraph's (the kernel was generated for them);
 - the subgraph's shapes work out as eager's would: operands broadcast, chunked dimensions divide evenly, every
-  output has the same shape (the iteration shape) and every chunk the iteration size along its dimension;
+  output has the same shape (the iteration shape) and every chunk the iteration size along its dimension; the
+  pieces of a prim::VarConcat output have that shape too (the output is that many pieces long along its dim);
 - eager's results would be contiguous: over the dimensions that are neither of size 1 nor broadcast (stride 0),
   every input's strides decrease (contiguous tensors, chunks and other row-major slices, expanded tensors; a
   transposed input, whose eager result is transposed too, does not fit).
 
 Then it gives the iteration shape, the number of elements and the kernel's size and stride arguments, with
 dimensions merged where every input is contiguous across them (so that a contiguous group is one row, and the
-kernel's inner loop is as long as it can be), unless the subgraph chunks: chunks move along one dimension.
+kernel's inner loop is as long as it can be), unless the subgraph chunks or concatenates: chunks and pieces move
+along one dimension.
 None means the kernel cannot run on these inputs; the runtime then interprets the subgraph, which raises eager's
 errors for shapes that do not broadcast.
 """
@@ -29,6 +31,7 @@ from tsjit.ir.symbols import prim
 from tsjit.ir.types import TensorType
 
 Shape = tuple[int, ...]
+CONCAT = (-1, -1)  # a step that concatenates
 
 
 class Launch(NamedTuple):
@@ -48,15 +51,19 @@ class LaunchPlanner:
         tensors = [v for v in subgraph.inputs if isinstance(v.type, TensorType)]
         self.input_ranks = [v.type.rank for v in tensors]
         self.slots: dict[Value, int] = {value: i for i, value in enumerate(tensors)}
-        self.steps: list[tuple[list[int], list[int], tuple[int, int] | None]] = []  # inputs, outputs, chunk
+        # inputs, outputs, chunk (dim, chunks), or CONCAT for a prim::VarConcat
+        self.steps: list[tuple[list[int], list[int], tuple[int, int] | None]] = []
         self.chunks: list[tuple[int, int, int]] = []  # an output slot of each chunk, its dim, its kernel dimension
+        self.concatenates = False
         for node in subgraph.nodes():
             if node.kind is prim.Constant:
                 continue
             operands = [self.slots[v] for v in node.inputs if v in self.slots]
             outputs = [self.slot(v) for v in node.outputs]
             chunk = None
-            if node.kind is prim.ConstantChunk:
+            if node.kind is prim.VarConcat:
+                chunk, self.concatenates = CONCAT, True
+            elif node.kind is prim.ConstantChunk:
                 rank = node.input().type.rank
                 chunk = (node.i("dim") % rank, node.i("chunks"))
                 self.chunks.append((outputs[0], chunk[0] - rank, chunk_dimension(node, self.rank)))
@@ -83,7 +90,7 @@ class LaunchPlanner:
         if any(values[slot][dim] != padded[dimension] for slot, dim, dimension in self.chunks):
             return None
         sizes, input_strides = padded, [_kernel_strides(s, t, self.rank) for s, t in zip(shapes, strides)]
-        if not self.chunks:
+        if not self.chunks and not self.concatenates:
             sizes, input_strides = _merge_dimensions(sizes, input_strides)
         return Launch(shape, math.prod(shape), (*sizes, *[s for each in input_strides for s in each]))
 
@@ -92,6 +99,12 @@ class LaunchPlanner:
         not all of one size)."""
         values += [()] * (len(self.slots) - len(values))
         for operands, outputs, chunk in self.steps:
+            if chunk is CONCAT:  # its pieces, of one shape, are what the kernel iterates over
+                shapes = {values[slot] for slot in operands}
+                if len(shapes) != 1:
+                    return None
+                values[outputs[0]] = shapes.pop()
+                continue
             if chunk is not None:
                 dim, chunks = chunk
                 shape = values[operands[0]]

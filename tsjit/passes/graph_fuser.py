@@ -32,6 +32,7 @@ MAX_GROUP_SIZE nodes (the nodes before it start another). A group of a single op
 would only put a guard in front of one eager kernel. Groups left side by side that read each other's results
 or a same value then merge into one (merge_adjacent_groups). The seed's LSTM cell fuses into one
 group taking the two matmuls' results, the biases and the cell state: the bias adds, the chunk, the gates.
+Last, a cat of a group's outputs moves into the group, which writes the pieces in place (concat_fusion.py).
 
 Fusion breaks autograd, so graphs with an input that requires grad are left alone (seed: post-derivative
 optimization is for graphs that need no gradient). Tensors the graph reads from elsewhere (module parameters)
@@ -53,6 +54,7 @@ from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import Symbol, aten, prim
 from tsjit.ir.types import FloatType, IntType, TensorType, Type, requires_grad
+from tsjit.passes.concat_fusion import fuse_concats
 from tsjit.passes.inliner import insert_graph
 
 FUSIBLE_DTYPES = (torch.float32, torch.float64)
@@ -75,7 +77,8 @@ def fuse_graph(graph: Graph) -> bool:
         for block in node.blocks:
             fuser.group_block(block)
     changed = fuser.create_fusion_groups() or changed
-    return merge_adjacent_groups(graph) or changed
+    changed = merge_adjacent_groups(graph) or changed
+    return fuse_concats(graph) or changed
 
 
 def merge_adjacent_groups(graph: Graph) -> bool:

@@ -77,6 +77,9 @@ _TABLE = (
      "in a backward graph, t(mm(t(a), b)) becomes mm(t(b), a): a weight's gradient in the weight's layout"),
     ("fuse_graph", f"{_PASSES}.graph_fuser",
      "runs of elementwise float operators grouped into prim::FusionGroup nodes (one compiled kernel each)"),
+    ("fuse_concats", f"{_PASSES}.concat_fusion",
+     "aten::cat of one prim::FusionGroup's outputs moved into it as a prim::VarConcat its kernel writes (fuse_graph's "
+     "last step)"),
     ("check_strict_fusion", f"{_PASSES}.check_strict_fusion",
      "refuses a `with strict_fusion():` block holding anything but prim::FusionGroup nodes; never changes the graph"),
     # the profiling executor's, after fusion (tsjit/runtime/profiling_graph_executor.py)

@@ -157,7 +157,8 @@ def _guarded(kernel: Kernel, lazy: _LazyKernel, planner: LaunchPlanner, fallback
         if len(launches) >= MAX_LAUNCHES:
             launches.clear()
         launch = planner(layout)
-        planned = launches[layout] = None if launch is None else _Planned(launch, _same_layout_input(launch, layout))
+        planned = launches[layout] = (None if launch is None else
+                                      _Planned(launch, _same_layout_input(launch, layout), kernel.concats))
         return planned
 
     if profiled is not None:
@@ -186,8 +187,7 @@ def _guarded(kernel: Kernel, lazy: _LazyKernel, planner: LaunchPlanner, fallback
             planned = plan(key)
         if planned is None:
             return fallback(*values)
-        sizes = planned.sizes
-        outputs = [empty(*sizes, dtype=dtype, device=cpu) for _ in range(count)]
+        outputs = [empty(*sizes, dtype=dtype, device=cpu) for sizes in planned.output_sizes]
         numel = planned.numel
         if numel:
             arguments += [output.data_ptr() for output in outputs]
@@ -197,11 +197,11 @@ def _guarded(kernel: Kernel, lazy: _LazyKernel, planner: LaunchPlanner, fallback
                 _run_in_parallel(function, numel, [planned.geometry, *arguments])
         return outputs[0] if count == 1 else tuple(outputs)
 
-    return _fast_path(tensors, count, dtype, lazy, launches, operation)
+    return _fast_path(tensors, count, dtype, lazy, launches, operation, kernel.concats)
 
 
 def _fast_path(tensors: tuple[bool, ...], count: int, dtype: torch.dtype, lazy: _LazyKernel, launches: dict,
-               slow: Operation) -> Operation:
+               slow: Operation, concats: tuple = ()) -> Operation:
     """The kernel's Operation for the common call, generated without loops: every input passes the guard, the
     kernel is loaded and the inputs' layout has a launch that runs on the calling thread; anything else goes to
     `slow`, which decides it as described in _guarded. For a group of a tensor and a scalar with one output:
@@ -218,6 +218,8 @@ def _fast_path(tensors: tuple[bool, ...], count: int, dtype: torch.dtype, lazy: 
                         function(0, planned.numel, planned.geometry, x0.data_ptr(), x1, o0.data_ptr())
                         return o0
             return slow(x0, x1)
+
+    An output that concatenates (c_kernel.py) is allocated with its own sizes, `planned.output_sizes[k]`.
     """
     names = [f"x{k}" for k in range(len(tensors))]
     inputs = ", ".join(names)
@@ -237,8 +239,10 @@ def _fast_path(tensors: tuple[bool, ...], count: int, dtype: torch.dtype, lazy: 
         f"            planned = launches.get(({layout}))",
         "            if planned is not None and planned.serial:",
         "                like = planned.like",
-        *[f"                {o} = empty(*planned.sizes, dtype=dtype, device=cpu) if like is None else "
-          f"empty_like(({tensor_inputs})[like])" for o in outputs],
+        *[f"                {o} = empty(*planned.output_sizes[{k}], dtype=dtype, device=cpu)"
+          if k < len(concats) and concats[k] is not None else
+          f"                {o} = empty(*planned.sizes, dtype=dtype, device=cpu) if like is None else "
+          f"empty_like(({tensor_inputs})[like])" for k, o in enumerate(outputs)],
         f"                function(0, planned.numel, planned.geometry, {', '.join(arguments)})",
         f"                return {', '.join(outputs)}",
         f"    return slow({inputs})"])
@@ -278,13 +282,18 @@ class _Planned:
     parses several times faster than one sequence), the element count, whether the calling thread runs all of it,
     the address of the geometry array, and which tensor input (if any) has the outputs' shape and contiguous
     strides, so that `torch.empty_like` of it allocates each output (it parses no sizes, dtype or device: half
-    of torch.empty's time on small tensors)."""
+    of torch.empty's time on small tensors); and each output's sizes, larger along its dim for an output that
+    concatenates pieces of the outputs' shape (`concats`: the kernel's)."""
 
-    __slots__ = ("sizes", "numel", "serial", "geometry", "like", "_array")
+    __slots__ = ("sizes", "output_sizes", "numel", "serial", "geometry", "like", "_array")
 
-    def __init__(self, launch: Launch, like: int | None = None):
+    def __init__(self, launch: Launch, like: int | None = None, concats: tuple = ()):
         self.like = like
         self.sizes = tuple(launch.shape) or ((),)
+        shape = tuple(launch.shape)
+        self.output_sizes = [self.sizes if concat is None else
+                             (*shape[:concat[0]], shape[concat[0]] * concat[1], *shape[concat[0] + 1:])
+                             for concat in concats]
         self.numel = launch.numel
         self.serial = 0 < launch.numel < PARALLEL_MIN_ELEMENTS  # runs on the calling thread (_fast_path)
         self._array = (ctypes.c_int64 * len(launch.geometry))(*launch.geometry)  # kept alive with its address

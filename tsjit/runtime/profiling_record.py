@@ -89,12 +89,23 @@ class _Recorder:
         return value
 
     def record(self, observed: tuple, tensor: torch.Tensor) -> None:
-        type_ = TensorType.create_from_tensor(tensor).with_requires_grad(observed[4])
+        type_ = _observed_types.get(observed)
+        if type_ is None:
+            type_ = TensorType.create_from_tensor(tensor).with_requires_grad(observed[4])
+            if len(_observed_types) >= _OBSERVED_TYPES_SIZE:
+                _observed_types.clear()
+            _observed_types[observed] = type_
         with self.lock:
             if self.node.has_attribute(PROFILED_TYPE):
                 type_ = self.node.ty(PROFILED_TYPE).merge(type_)
             self.node.ty_(PROFILED_TYPE, type_)
             self.seen = observed
+
+
+# The type of each observation recorded lately, shared by all recorders: the profile nodes of a graph mostly see
+# tensors of a few shapes (a 100-op chain on one input size: one), so each builds its TensorType once, not per node.
+_OBSERVED_TYPES_SIZE = 1024
+_observed_types: dict[tuple, TensorType] = {}
 
 
 def instrument_block(block: Block) -> None:
@@ -110,9 +121,7 @@ def instrument_block(block: Block) -> None:
 
 
 def _profile_use(node: Node, offset: int, value: Value) -> None:
-    graph = node.graph
-    with graph.insert_point_guard(node):
-        profile = graph.insert_node(graph.create(prim.profile, [value]))
+    profile = node.graph.create(prim.profile, [value]).insert_before(node)
     profile.output().set_type(value.type)
     node.replace_input(offset, profile.output())
 

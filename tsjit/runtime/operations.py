@@ -176,6 +176,49 @@ class _CallShape(NamedTuple):
 
 def _dispatcher_operation(overload: torch._ops.OpOverload, schema: FunctionSchema,
                           node: Node) -> CompiledOperation:
+    """The call of `overload` for `node`, remembered by what decides it (see `_call_key`): a graph calls the
+    same operator with the same constants and types many times (a 100-op chain: nine distinct calls), and
+    deciding a call's shape and binding costs tens of microseconds per node, a first call's largest share."""
+    key = _call_key(overload, node)
+    try:
+        found = None if key is None else _dispatcher_operations.get(key)
+    except TypeError:  # a type holding something unhashable
+        key = None
+    if key is None:
+        return _new_dispatcher_operation(overload, schema, node)
+    if found is None or found[0] is not overload:
+        if len(_dispatcher_operations) >= _DISPATCHER_OPERATIONS_SIZE:
+            _dispatcher_operations.clear()
+        found = _dispatcher_operations[key] = (overload, _new_dispatcher_operation(overload, schema, node))
+    return found[1]
+
+
+_DISPATCHER_OPERATIONS_SIZE = 4096
+_dispatcher_operations: dict[tuple, tuple[torch._ops.OpOverload, CompiledOperation]] = {}
+# constants of these types are keys by value (with their type: 1, 1.0 and True are equal keys otherwise)
+_CONSTANT_KEY_TYPES = frozenset({int, float, bool, str, type(None), torch.device, torch.dtype})
+
+
+def _call_key(overload: torch._ops.OpOverload, node: Node) -> tuple | None:
+    """What `_new_dispatcher_operation` reads of a node: the resolution mode, each input's constant value (by
+    value and type) or static type, for the overload (by identity: its hash is Python code). None when a constant
+    is not a plain value (a tensor, a list), or while torch.jit traces (no binding is proven then)."""
+    parts: list[Any] = [id(overload), getattr(_for_torch_compile, "on", False), getattr(_unprobed, "on", False)]
+    for value in node.inputs:
+        if value.node.kind is prim.Constant:
+            constant = constant_value(value.node)
+            if type(constant) not in _CONSTANT_KEY_TYPES:
+                return None
+            parts.append((type(constant), constant))
+        else:
+            parts.append(value.type)
+    if not parts[2] and not parts[1] and torch_jit_is_tracing():
+        return None
+    return tuple(parts)
+
+
+def _new_dispatcher_operation(overload: torch._ops.OpOverload, schema: FunctionSchema,
+                              node: Node) -> CompiledOperation:
     shape = _call_shape(schema, node, keep_defaults=_is_composite(overload) and _only_overload(overload, {}))
     if getattr(_for_torch_compile, "on", False):  # the OpOverload itself, which torch.compile's tracer reads
         call = overload

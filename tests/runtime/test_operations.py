@@ -242,3 +242,30 @@ def test_profile_nodes_pass_their_inputs_through() -> None:
            = prim::profile()
           return (%y)"""))
     torch.testing.assert_close(run_graph(graph, torch.ones(2)), -torch.ones(2))
+
+
+def test_repeated_calls_of_one_operator_share_one_resolution(monkeypatch) -> None:
+    """A graph calling an operator many times with the same constants and input types resolves the call once
+    (a first call pays the resolution per distinct call, not per node); other constants resolve anew."""
+    from tsjit.runtime import operations
+
+    resolved = []
+    new_operation = operations._new_dispatcher_operation
+    monkeypatch.setattr(operations, "_new_dispatcher_operation",
+                        lambda *args: resolved.append(args[2]) or new_operation(*args))
+    monkeypatch.setattr(operations, "_dispatcher_operations", {})
+    lines = ["graph(%x : Tensor, %y : Tensor):",
+             "  %one : int = prim::Constant[value=1]()", "  %two : int = prim::Constant[value=2]()"]
+    previous = "x"
+    for i in range(6):
+        alpha = "two" if i == 5 else "one"
+        lines.append(f"  %v{i} : Tensor = aten::add(%{previous}, %y, %{alpha})")
+        previous = f"v{i}"
+    graph = parse_ir("\n".join(lines + [f"  return (%{previous})"]))
+    adds = [node for node in graph.nodes() if node.kind == "aten::add"]
+    compiled = [compile_operation(node) for node in adds]
+    assert resolved == [adds[0], adds[5]]
+    operations_run = [c.operation for c in compiled]
+    assert all(o is operations_run[0] for o in operations_run[1:5]) and operations_run[5] is not operations_run[0]
+    x, y = torch.randn(3), torch.randn(3)
+    torch.testing.assert_close(run_graph(graph, x, y), x + 7 * y)

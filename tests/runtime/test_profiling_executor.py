@@ -282,3 +282,20 @@ def test_the_profiled_runs_prove_no_binding_and_the_optimized_plan_does(monkeypa
         assert probed == []
         assert torch.allclose(function(x, y), pointwise(x, y))
     assert probed
+
+
+def test_profile_nodes_seeing_one_observation_build_its_type_once(monkeypatch):
+    """Recording is a comparison and a lookup per profile node: the ten nodes of a chain on one input size share
+    the TensorType of what they saw (built once), and still record it each, merged as before."""
+    from tsjit.runtime import profiling_record
+
+    graph = tsjit.script(pointwise).graph.copy()
+    record = ProfilingRecord(graph, 1)  # kept alive: its profile nodes record while it lives
+    built = []
+    create = TensorType.create_from_tensor
+    monkeypatch.setattr(TensorType, "create_from_tensor", classmethod(lambda cls, t: built.append(t) or create(t)))
+    monkeypatch.setattr(profiling_record, "_observed_types", {})
+    InterpreterState(Code(graph), (torch.randn(4, 3), torch.randn(4, 3))).run()
+    profiles = [n for n in graph.all_nodes() if n.kind is prim.profile and n.inputs]
+    assert record.ready() and len(profiles) > 3 and len(built) == 1
+    assert {str(n.ty("profiled_type")) for n in profiles} == {str(TensorType.create_from_tensor(torch.randn(4, 3)))}

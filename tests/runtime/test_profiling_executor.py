@@ -299,3 +299,24 @@ def test_profile_nodes_seeing_one_observation_build_its_type_once(monkeypatch):
     profiles = [n for n in graph.all_nodes() if n.kind is prim.profile and n.inputs]
     assert record.ready() and len(profiles) > 3 and len(built) == 1
     assert {str(n.ty("profiled_type")) for n in profiles} == {str(TensorType.create_from_tensor(torch.randn(4, 3)))}
+
+
+def test_a_plan_compiled_for_few_runs_generates_no_step_source(monkeypatch):
+    """A profiling plan runs once: its steps are plain closures, not generated and compiled source (each distinct
+    step shape costs a compile in a fresh process); a Code for many runs still gets the generated steps."""
+    from tsjit.runtime import interpreter
+    from tsjit.runtime.operations import operations_without_probes
+
+    generated = []
+    factory = interpreter._unrolled_step_factory
+    monkeypatch.setattr(interpreter, "_unrolled_step_factory",
+                        lambda *shape: generated.append(shape) or factory(*shape))
+    graph = tsjit.script(pointwise).graph.copy()
+    x, y = torch.randn(4, 3), torch.randn(4, 3)
+    with operations_without_probes():
+        few = Code(graph)
+    assert generated == []
+    torch.testing.assert_close(InterpreterState(few, (x, y)).run(), pointwise(x, y))
+    many = Code(graph)
+    assert generated
+    torch.testing.assert_close(InterpreterState(many, (x, y)).run(), pointwise(x, y))

@@ -54,7 +54,7 @@ from tsjit.ir.objects import Object
 from tsjit.ir.symbols import aten, prim
 from tsjit.runtime.futures import Future, submit
 from tsjit.runtime.last_uses import find_last_uses
-from tsjit.runtime.operations import Operation, compile_operation
+from tsjit.runtime.operations import Operation, compile_operation, compiling_for_few_runs
 from tsjit.runtime.script_traceback import format_traceback
 
 OP, MOVE, DROP, JUMP, JUMP_IF_FALSE, LOOP_TEST, LOOP_BACK, CALL, WAIT, RET = (
@@ -326,7 +326,7 @@ def _op_step(instruction: Instruction) -> Step:
     operation, inputs, cleared = instruction.operation, instruction.inputs, instruction.cleared()
     outputs = instruction.outputs
     if len(outputs) == 1 and outputs[0] is not None:
-        if len(inputs) <= _MAX_UNROLLED_INPUTS:
+        if len(inputs) <= _MAX_UNROLLED_INPUTS and not compiling_for_few_runs():
             positions = tuple(inputs.index(register) for register in cleared)
             return _unrolled_step_factory(len(inputs), positions)(operation, outputs[0], *inputs)
         return _single_output_step(operation, _fetcher(inputs), outputs[0], cleared)
@@ -336,6 +336,8 @@ def _op_step(instruction: Instruction) -> Step:
 _MAX_UNROLLED_INPUTS = 8
 
 
+# The unrolled steps are generated source, compiled once per (arity, cleared) in a process (~0.2 ms each): a plan
+# that runs once or twice (a profiling plan) gets the plain steps instead, which cost nothing to build.
 @functools.cache
 def _unrolled_step_factory(arity: int, cleared: tuple[int, ...]) -> Callable[..., Step]:
     """A factory of steps for single-output operations of `arity` inputs, clearing the inputs at positions

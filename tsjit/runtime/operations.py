@@ -267,6 +267,12 @@ def operations_without_probes() -> Iterator[None]:
 _unprobed = threading.local()
 
 
+def compiling_for_few_runs() -> bool:
+    """Whether nodes are compiled inside `operations_without_probes` (for a plan that runs once or twice): the
+    interpreter then builds plain steps rather than generating faster ones (interpreter.py's _op_step)."""
+    return getattr(_unprobed, "on", False)
+
+
 def _call_shape(schema: FunctionSchema, node: Node, keep_defaults: bool) -> _CallShape:
     """Leave out trailing positional and all keyword-only arguments that are constants equal to their default,
     unless `keep_defaults` (for composites a binding may stand for): a composite operator's binding is only

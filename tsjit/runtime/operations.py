@@ -179,31 +179,34 @@ def _dispatcher_operation(overload: torch._ops.OpOverload, schema: FunctionSchem
     """The call of `overload` for `node`, remembered by what decides it (see `_call_key`): a graph calls the
     same operator with the same constants and types many times (a 100-op chain: nine distinct calls), and
     deciding a call's shape and binding costs tens of microseconds per node, a first call's largest share."""
-    key = _call_key(overload, node)
+    key = _call_key(overload, schema, node)
     try:
         found = None if key is None else _dispatcher_operations.get(key)
     except TypeError:  # a type holding something unhashable
         key = None
     if key is None:
         return _new_dispatcher_operation(overload, schema, node)
-    if found is None or found[0] is not overload:
+    if found is None or found[0] is not overload or found[1] is not schema:
         if len(_dispatcher_operations) >= _DISPATCHER_OPERATIONS_SIZE:
             _dispatcher_operations.clear()
-        found = _dispatcher_operations[key] = (overload, _new_dispatcher_operation(overload, schema, node))
-    return found[1]
+        found = _dispatcher_operations[key] = (overload, schema, _new_dispatcher_operation(overload, schema, node))
+    return found[2]
 
 
 _DISPATCHER_OPERATIONS_SIZE = 4096
-_dispatcher_operations: dict[tuple, tuple[torch._ops.OpOverload, CompiledOperation]] = {}
+# by _call_key: (overload, schema, operation), the first two kept so that the ids in the key stay theirs
+_dispatcher_operations: dict[tuple, tuple[torch._ops.OpOverload, FunctionSchema, CompiledOperation]] = {}
 # constants of these types are keys by value (with their type: 1, 1.0 and True are equal keys otherwise)
 _CONSTANT_KEY_TYPES = frozenset({int, float, bool, str, type(None), torch.device, torch.dtype})
 
 
-def _call_key(overload: torch._ops.OpOverload, node: Node) -> tuple | None:
+def _call_key(overload: torch._ops.OpOverload, schema: FunctionSchema, node: Node) -> tuple | None:
     """What `_new_dispatcher_operation` reads of a node: the resolution mode, each input's constant value (by
-    value and type) or static type, for the overload (by identity: its hash is Python code). None when a constant
-    is not a plain value (a tensor, a list), or while torch.jit traces (no binding is proven then)."""
-    parts: list[Any] = [id(overload), getattr(_for_torch_compile, "on", False), getattr(_unprobed, "on", False)]
+    value and type) or static type, for the overload and schema (by identity: an OpOverload's hash is Python
+    code). None when a constant is not a plain value (a tensor, a list), or while torch.jit traces (no binding is
+    proven then)."""
+    parts: list[Any] = [id(overload), id(schema), getattr(_for_torch_compile, "on", False),
+                        getattr(_unprobed, "on", False)]
     for value in node.inputs:
         if value.node.kind is prim.Constant:
             constant = constant_value(value.node)
@@ -212,7 +215,7 @@ def _call_key(overload: torch._ops.OpOverload, node: Node) -> tuple | None:
             parts.append((type(constant), constant))
         else:
             parts.append(value.type)
-    if not parts[2] and not parts[1] and torch_jit_is_tracing():
+    if not parts[3] and not parts[2] and torch_jit_is_tracing():
         return None
     return tuple(parts)
 

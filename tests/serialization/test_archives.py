@@ -400,6 +400,46 @@ def test_each_load_has_its_own_class_names():
     assert same(scripted(x), second(x)) and same(scripted(x), torch.jit.load(io.BytesIO(serialize(second)))(x))
 
 
+class _Projection(torch.nn.Module):
+    """Scripted by this test only, so that its name is not mangled yet in tsjit's namespace."""
+
+    __constants__ = ["features"]
+
+    def __init__(self, features: int):
+        super().__init__()
+        self.features = features
+        self.weight = torch.nn.Parameter(torch.randn(features))
+
+    def forward(self, x):
+        return x[..., :self.features] * self.weight
+
+
+class _Head(torch.nn.Module):
+    def __init__(self, body):
+        super().__init__()
+        self.body = body
+        self.head = _Projection(2)
+
+    def forward(self, x):
+        return self.head(self.body(x))
+
+
+def test_a_loaded_class_beside_a_scripted_class_of_the_same_name():
+    """A loaded model given a new scripted head of the same class: tsjit names both classes
+    __torch__...._Projection (each load has its own namespace). Saving names the second one ___torch_mangle_<N>,
+    in the code and in data.pkl, as torch.jit.save does; torch.jit.load and tsjit.load read it back."""
+    body = torch.jit.script(torch.nn.Sequential(_Projection(3)))
+    ours = script_module(_Head(load(torch_bytes(body))))
+    assert ours.head._c.type.qualified_name == getattr(ours.body, "0")._c.type.qualified_name
+    data = serialize(ours)
+    members = archive_members(data)
+    defining = [k for k, v in members.items() if k.endswith(".py") and b"class _Projection(Module)" in v]
+    assert len(defining) == 2 and any(re.search(r"/___torch_mangle_\d+\.py$", k) for k in defining)
+    x = torch.randn(2, 3)
+    for reloaded in (load(data), torch.jit.load(io.BytesIO(data))):
+        assert same(ours(x), reloaded(x))
+
+
 def test_map_location_and_paths(tmp_path):
     path = tmp_path / "m.pt"
     torch.jit.save(torch.jit.script(archive_programs.SharedStorage()), str(path))

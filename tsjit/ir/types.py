@@ -34,6 +34,9 @@ TypeKind = enum.IntEnum("TypeKind", """
     SymIntType SymFloatType SymBoolType UnionType
 """, start=0)
 
+# how a type printer spells a type, or None for the type's own spelling (see Type.annotation_str)
+TypePrinter = Callable[["Type"], "str | None"]
+
 
 class Type:
     """Base of all TorchScript types."""
@@ -51,8 +54,17 @@ class Type:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({str(self)!r})"
 
-    def annotation_str(self) -> str:
-        """The spelling as a Python type annotation (`List[int]`, `Optional[Tensor]`)."""
+    def annotation_str(self, printer: TypePrinter | None = None) -> str:
+        """The spelling as a Python type annotation (`List[int]`, `Optional[Tensor]`). `printer` may spell any
+        type (itself or one it contains) otherwise by returning a string (c10's TypePrinter: the archive writer
+        gives named types the unique names of the archive); None keeps the usual spelling."""
+        if printer is not None:
+            spelled = printer(self)
+            if spelled is not None:
+                return spelled
+        return self._annotation_str(printer)
+
+    def _annotation_str(self, printer: TypePrinter | None) -> str:
         return self.schema_str()
 
     def contained_types(self) -> tuple[Type, ...]:
@@ -107,7 +119,7 @@ class _LeafType(Type):
     def schema_str(self) -> str:
         return self._spelling
 
-    def annotation_str(self) -> str:
+    def _annotation_str(self, printer: TypePrinter | None) -> str:
         return self._annotation or self._spelling
 
 
@@ -393,8 +405,8 @@ class DictType(Type):
     def schema_str(self) -> str:
         return f"Dict({self.key.schema_str()}, {self.value.schema_str()})"
 
-    def annotation_str(self) -> str:
-        return f"Dict[{self.key.annotation_str()}, {self.value.annotation_str()}]"
+    def _annotation_str(self, printer: TypePrinter | None) -> str:
+        return f"Dict[{self.key.annotation_str(printer)}, {self.value.annotation_str(printer)}]"
 
     def contained_types(self) -> tuple[Type, ...]:
         return (self.key, self.value)
@@ -418,8 +430,8 @@ class _SingleElementType(Type):
     def __str__(self) -> str:
         return self._graph_format.format(self.elem)
 
-    def annotation_str(self) -> str:
-        return self._annotation_format.format(self.elem.annotation_str())
+    def _annotation_str(self, printer: TypePrinter | None) -> str:
+        return self._annotation_format.format(self.elem.annotation_str(printer))
 
     def contained_types(self) -> tuple[Type, ...]:
         return (self.elem,)
@@ -506,12 +518,12 @@ class TupleType(Type):
         fields = ", ".join(f"{name} : {e}" for name, e in zip(self.names, self.elements))
         return f"NamedTuple({fields})"
 
-    def annotation_str(self) -> str:
+    def _annotation_str(self, printer: TypePrinter | None) -> str:
         if self.qualified_name is not None:
             return self.qualified_name
         if not self.elements:
             return "Tuple[()]"  # typing's spelling of the empty tuple
-        return "Tuple[" + ", ".join(e.annotation_str() for e in self.elements) + "]"
+        return "Tuple[" + ", ".join(e.annotation_str(printer) for e in self.elements) + "]"
 
     def contained_types(self) -> tuple[Type, ...]:
         return self.elements
@@ -620,8 +632,8 @@ class UnionType(Type):
     def schema_str(self) -> str:
         return self._spell("Union(", ")", lambda t: t.schema_str())
 
-    def annotation_str(self) -> str:
-        return self._spell("Union[", "]", lambda t: t.annotation_str())
+    def _annotation_str(self, printer: TypePrinter | None) -> str:
+        return self._spell("Union[", "]", lambda t: t.annotation_str(printer))
 
     def _spell(self, open_: str, close: str, spell: Callable[[Type], str]) -> str:
         """c10's unionStr, byte for byte: int, float and complex print as one Scalar at the end, and the
@@ -729,7 +741,7 @@ class FunctionType(Type):
     def schema_str(self) -> str:
         return "Function"
 
-    def annotation_str(self) -> str:
+    def _annotation_str(self, printer: TypePrinter | None) -> str:
         return getattr(self.function, "qualname", None) or self.function.name
 
 
@@ -868,7 +880,7 @@ class InterfaceType(_NamedType):
     def schema_str(self) -> str:
         return f"InterfaceType<{self.name}>"
 
-    def annotation_str(self) -> str:
+    def _annotation_str(self, printer: TypePrinter | None) -> str:
         return self.qualified_name
 
     def is_implemented_by(self, candidate: ClassType | InterfaceType) -> bool:
@@ -927,7 +939,7 @@ class EnumType(_NamedType):
     def schema_str(self) -> str:
         return f"Enum<{self.qualified_name}>"
 
-    def annotation_str(self) -> str:
+    def _annotation_str(self, printer: TypePrinter | None) -> str:
         return self.qualified_name
 
     def is_subtype_of(self, other: Type) -> bool:

@@ -52,12 +52,14 @@ def _has_non_ascii_string(value: Any) -> bool:
     return False
 
 
-def format_constant(print_member: MemberPrinter, value: Any, static_type: T.Type | None) -> str:
-    """IValue::repr of a constant whose members may still go to the constant table."""
+def format_constant(print_member: MemberPrinter, value: Any, static_type: T.Type | None,
+                    type_printer: T.TypePrinter | None = None) -> str:
+    """IValue::repr of a constant whose members may still go to the constant table; `type_printer` spells the
+    named types of annotations (see Type.annotation_str)."""
     if value is None:
         return "None"
     if isinstance(value, EnumValue | enum.Enum):  # an IntEnum member is also an int
-        return f"{T.enum_type_of_member(value).qualified_name}.{value.name}"
+        return f"{T.enum_type_of_member(value).annotation_str(type_printer)}.{value.name}"
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, int):
@@ -70,42 +72,46 @@ def format_constant(print_member: MemberPrinter, value: Any, static_type: T.Type
         return quote_string(value)
     if isinstance(value, torch.device):
         return f"torch.device({quote_string(str(value))})"
-    return _format_container(print_member, value, static_type)
+    return _format_container(print_member, value, static_type, type_printer)
 
 
-def _format_container(print_member: MemberPrinter, value: Any, static_type: T.Type | None) -> str:
+def _format_container(print_member: MemberPrinter, value: Any, static_type: T.Type | None,
+                      type_printer: T.TypePrinter | None) -> str:
     if isinstance(value, tuple):
-        return _format_tuple(print_member, value, static_type)
+        return _format_tuple(print_member, value, static_type, type_printer)
     if isinstance(value, list):
-        return _format_list(print_member, value, static_type)
+        return _format_list(print_member, value, static_type, type_printer)
     if isinstance(value, dict):
-        return _format_dict(print_member, value, static_type)
+        return _format_dict(print_member, value, static_type, type_printer)
     raise SerializationError(f"cannot print a constant of Python type {type(value).__name__}")
 
 
-def _format_tuple(print_member: MemberPrinter, value: tuple, static_type: T.Type | None) -> str:
+def _format_tuple(print_member: MemberPrinter, value: tuple, static_type: T.Type | None,
+                  type_printer: T.TypePrinter | None) -> str:
     is_tuple_type = isinstance(static_type, T.TupleType) and len(static_type.elements) == len(value)
     elements = static_type.elements if is_tuple_type else (None,) * len(value)
-    prefix = static_type.annotation_str() if is_tuple_type and static_type.qualified_name else ""
+    prefix = static_type.annotation_str(type_printer) if is_tuple_type and static_type.qualified_name else ""
     body = ", ".join(print_member(v, t) for v, t in zip(value, elements))
     return f"{prefix}({body},)" if len(value) == 1 else f"{prefix}({body})"
 
 
-def _format_list(print_member: MemberPrinter, value: list, static_type: T.Type | None) -> str:
+def _format_list(print_member: MemberPrinter, value: list, static_type: T.Type | None,
+                 type_printer: T.TypePrinter | None) -> str:
     list_type = static_type if isinstance(static_type, T.ListType) else _inferred_type(value, T.ListType)
     body = "[" + ", ".join(print_member(v, list_type.elem) for v in value) + "]"
     if value and element_type_inferable(list_type.elem):
         return body
-    return f"annotate({list_type.annotation_str()}, {body})"
+    return f"annotate({list_type.annotation_str(type_printer)}, {body})"
 
 
-def _format_dict(print_member: MemberPrinter, value: dict, static_type: T.Type | None) -> str:
+def _format_dict(print_member: MemberPrinter, value: dict, static_type: T.Type | None,
+                 type_printer: T.TypePrinter | None) -> str:
     dict_type = static_type if isinstance(static_type, T.DictType) else _inferred_type(value, T.DictType)
     body = "{" + ", ".join(f"{print_member(k, dict_type.key)}: "
                            f"{print_member(v, dict_type.value)}" for k, v in value.items()) + "}"
     if value and element_type_inferable(dict_type.value):
         return body
-    return f"annotate({dict_type.annotation_str()},{body})"
+    return f"annotate({dict_type.annotation_str(type_printer)},{body})"
 
 
 def _inferred_type(value: Any, expected: type) -> T.Type:

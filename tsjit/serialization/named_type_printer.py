@@ -63,7 +63,8 @@ class NamedTypePrinter(PythonPrinter):
         self.print_attribute_declarations(class_type)
         for name, value in class_type.constants.items():
             value_type = T.type_of(value)
-            self.line(f"{name} : Final[{value_type.annotation_str()}] = {self.print_constant(value, value_type)}")
+            annotation = value_type.annotation_str(self.type_names)
+            self.line(f"{name} : Final[{annotation}] = {self.print_constant(value, value_type)}")
         for method in [*methods, *_unique_by_name([*hooks, *pre_hooks])]:
             self.print_function(method)
         self.level -= 1
@@ -85,7 +86,7 @@ class NamedTypePrinter(PythonPrinter):
         """`name : Type`; names that are not identifiers (ModuleList's "0") go through `__annotations__`."""
         for index, attribute in enumerate(class_type.attributes):
             self.deps.add_contained(attribute.type)
-            annotation = attribute.type.annotation_str()
+            annotation = attribute.type.annotation_str(self.type_names)
             if is_valid_identifier(attribute.name):
                 self.line(f"{attribute.name} : {annotation}")
                 continue
@@ -97,7 +98,7 @@ class NamedTypePrinter(PythonPrinter):
         self.write(f"class {tuple_type.qualified_name.rpartition('.')[2]}(NamedTuple):\n")
         self.level += 1
         for name, element in zip(tuple_type.names, tuple_type.elements):
-            self.line(f"{name} : {element.annotation_str()}")
+            self.line(f"{name} : {element.annotation_str(self.type_names)}")
         self.level -= 1
 
     def print_interface(self, interface: T.InterfaceType) -> None:
@@ -105,11 +106,11 @@ class NamedTypePrinter(PythonPrinter):
         self.write(f"class {interface.name}({base}):\n")
         self.level += 1
         for schema in interface.methods.values():
-            parameters = "".join(f", {a.name}: {a.type.annotation_str()}" for a in schema.arguments[1:])
+            parameters = "".join(f", {a.name}: {a.type.annotation_str(self.type_names)}" for a in schema.arguments[1:])
             for argument in (*schema.arguments[1:], *schema.returns):
                 self.deps.add_contained(argument.type)
             return_type = schema.returns[0].type if schema.returns else T.NoneType.get()
-            self.line(f"def {schema.name}(self{parameters}) -> {return_type.annotation_str()}:")
+            self.line(f"def {schema.name}(self{parameters}) -> {return_type.annotation_str(self.type_names)}:")
             self.line("  pass")
         self.level -= 1
 

@@ -83,13 +83,17 @@ class StorageRecord:
 class Pickler:
     """Writes TorchScript values as a protocol-2 pickle; `dumps(value, type_)` returns the bytes.
 
-    `object_state(obj)` gives the state of script objects (default: their attributes in slot order).
+    `object_state(obj)` gives the state of script objects (default: their attributes in slot order);
+    `type_printer` the names classes, enums and type tags are written with (default: their own; the archive
+    writer passes its unique names, as torch's pickler takes a type renamer).
     Storages get keys in order of first use, shared by every tensor viewing them.
     """
 
-    def __init__(self, object_state: ObjectState | None = None, storage_prefix: str = ""):
+    def __init__(self, object_state: ObjectState | None = None, storage_prefix: str = "",
+                 type_printer: T.TypePrinter | None = None):
         self.out = bytearray()
         self.object_state = object_state or attribute_state
+        self.type_printer = type_printer
         self.storage_prefix = storage_prefix
         self.storages: list[StorageRecord] = []
         self.class_types: list[T.ClassType] = []  # of the objects pickled, in order of first appearance
@@ -216,7 +220,7 @@ class Pickler:
             return
         self.push_global("torch.jit._pickle", "restore_type_tag")
         self._list_body(value, element_type)
-        self.push_string(T.unshaped_type(type_).annotation_str())
+        self.push_string(T.unshaped_type(type_).annotation_str(self.type_printer))
         self.out += TUPLE2 + REDUCE
 
     def _list_argument(self, value: list, element_type: T.Type) -> None:
@@ -238,7 +242,7 @@ class Pickler:
             self.push(key, key_type)
             self.push(item, value_type)
         self.out += SETITEMS
-        self.push_string(T.unshaped_type(type_).annotation_str())
+        self.push_string(T.unshaped_type(type_).annotation_str(self.type_printer))
         self.out += TUPLE2 + REDUCE
 
     def push_tensor(self, tensor: torch.Tensor) -> None:
@@ -284,7 +288,7 @@ class Pickler:
         """`GLOBAL '<qualifier> <Name>'; (); NEWOBJ; <state>; BUILD`."""
         if not any(obj.type is known for known in self.class_types):
             self.class_types.append(obj.type)
-        qualifier, _, name = obj.type.qualified_name.rpartition(".")
+        qualifier, _, name = obj.type.annotation_str(self.type_printer).rpartition(".")
         self.push_global(qualifier, name)
         self.out += EMPTY_TUPLE + NEWOBJ
         state, state_type = self.object_state(obj)
@@ -306,7 +310,7 @@ class Pickler:
 
     def push_enum(self, value: Any, enum_type: T.EnumType) -> None:
         """`GLOBAL '<qualifier> <Enum>'; <value>; REDUCE` (the argument is the bare value, not a tuple)."""
-        qualifier, _, name = enum_type.qualified_name.rpartition(".")
+        qualifier, _, name = enum_type.annotation_str(self.type_printer).rpartition(".")
         self.push_reduce(qualifier, name, lambda: self.push(value.value, enum_type.value_type))
 
     # ---- helpers -------------------------------------------------------------------------------------------

@@ -43,7 +43,6 @@ The rules are torch's, so that `.code` and archives match torch.jit's byte for b
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -129,17 +128,18 @@ class PythonPrinter:
     `constant_table` collects the values printed as `CONSTANTS.c<i>` and `deps` the named types used; both
     may be shared between printers (the archive writer shares them between all files). With
     `enforce_importable`, constructs that cannot be read back (Python ops, closures) are errors.
-    `function_names` gives the qualified name a function is printed with (the archive writer makes them unique).
+    `type_names` spells named types and functions with other names where it gives one (the archive writer's
+    unique names, see serializer.TypeNameUniquer).
     """
 
     def __init__(self, constant_table: list | None = None, deps: DependencyTable | None = None,
-                 enforce_importable: bool = False, function_names: Callable[[T.FunctionType], str] | None = None):
+                 enforce_importable: bool = False, type_names: T.TypePrinter | None = None):
         self.out: list[str] = []
         self.level = 0
         self.constant_table = constant_table if constant_table is not None else []
         self.deps = deps if deps is not None else DependencyTable()
         self.enforce_importable = enforce_importable
-        self.function_names = function_names
+        self.type_names = type_names
         self.min_version = 0
         self.next_id: dict[str, int] = {}
         self.used_names: set[str] = set()
@@ -294,12 +294,13 @@ class PythonPrinter:
         if len(lhs) == 1 and lhs[0] not in self.expr_table and _is_union_like(lhs[0].type) and \
                 lhs[0] not in self.annotated_unions:
             self.annotated_unions.add(lhs[0])
-            annotation = f" : {lhs[0].type.annotation_str()}"
+            annotation = f" : {lhs[0].type.annotation_str(self.type_names)}"
         self.line(f"{self.value_list(lhs)}{annotation} = {self.value_list(rhs)}")
 
     def print_annotated_assignment(self, lhs, rhs) -> None:
         for target, source in zip(lhs, rhs):
-            annotation = f": {target.type.annotation_str()}" if self.requires_annotation(target, source) else ""
+            annotated = self.requires_annotation(target, source)
+            annotation = f": {target.type.annotation_str(self.type_names)}" if annotated else ""
             self.line(f"{self.use_of(target)}{annotation} = {self.use_of(source)}")
 
     def requires_annotation(self, target, source) -> bool:
@@ -423,7 +424,7 @@ class PythonPrinter:
         self.assign_names(node.outputs)
         subgraph = node.g(attr.Subgraph)
         self.assign_names(subgraph.inputs)
-        params = ", ".join(f"{self.use_of(v)}: {v.type.annotation_str()}" for v in subgraph.inputs)
+        params = ", ".join(f"{self.use_of(v)}: {v.type.annotation_str(self.type_names)}" for v in subgraph.inputs)
         self.line(f"def {self.use_of(node.output())}({params}):")
         self.print_body(subgraph.block)
 
@@ -431,7 +432,7 @@ class PythonPrinter:
         container, key = node.inputs
         result = node.outputs[0]
         self.assign_names([result])
-        self.line(f"{self.use_of(result)} : {result.type.annotation_str()} = {self.use_of(container)}"
+        self.line(f"{self.use_of(result)} : {result.type.annotation_str(self.type_names)} = {self.use_of(container)}"
                   f"[{self.use_of(key)}]")
 
     # ---- expressions ---------------------------------------------------------------------------------------
@@ -443,7 +444,7 @@ class PythonPrinter:
         if node.kind in _CAST_FUNCTIONS:
             return f"{_CAST_FUNCTIONS[node.kind]}({self.value_list(node.inputs)})"
         if node.kind in _IMPLICIT_CASTS:
-            return f"annotate({node.output().type.annotation_str()}, {self.use_of(node.inputs[0])})"
+            return f"annotate({node.output().type.annotation_str(self.type_names)}, {self.use_of(node.inputs[0])})"
         return self.print_operator_call(node)
 
     def print_operator_call(self, node) -> str:
@@ -460,7 +461,7 @@ class PythonPrinter:
         output_type = node.output().type
         if isinstance(output_type, T.FunctionType):
             self.deps.add(output_type)
-            return self.function_names(output_type) if self.function_names else function_name(output_type, node)
+            return (self.type_names and self.type_names(output_type)) or function_name(output_type, node)
         value = constant_value(node)
         if value is None:
             return "None"
@@ -471,7 +472,7 @@ class PythonPrinter:
         go to the constant table."""
         if goes_to_constant_table(value):
             return f"CONSTANTS.c{self.add_constant(value)}"
-        return format_constant(self.print_constant, value, static_type)
+        return format_constant(self.print_constant, value, static_type, self.type_names)
 
     def add_constant(self, value: Any) -> int:
         """The index of `value` in the constant table; equal tensors of the same dtype and device share one."""
@@ -492,7 +493,7 @@ class PythonPrinter:
         body = f"[{self.value_list(node.inputs)}]"
         if node.inputs and element_type_inferable(list_type.elem):
             return body
-        return f"annotate({list_type.annotation_str()}, {body})"
+        return f"annotate({list_type.annotation_str(self.type_names)}, {body})"
 
     def print_dict_construct(self, node) -> str:
         dict_type = node.output().type
@@ -500,11 +501,11 @@ class PythonPrinter:
         body = "{" + ", ".join(f"{self.use_of(k)}: {self.use_of(v)}" for k, v in pairs) + "}"
         if node.inputs and element_type_inferable(dict_type.key) and element_type_inferable(dict_type.value):
             return body
-        return f"annotate({dict_type.annotation_str()}, {body})"
+        return f"annotate({dict_type.annotation_str(self.type_names)}, {body})"
 
     def print_tuple_construct(self, node) -> str:
         tuple_type = node.output().type
-        prefix = tuple_type.annotation_str() if getattr(tuple_type, "qualified_name", None) else ""
+        prefix = tuple_type.annotation_str(self.type_names) if getattr(tuple_type, "qualified_name", None) else ""
         ending = ",)" if len(node.inputs) == 1 else ")"
         return f"{prefix}({self.value_list(node.inputs)}{ending}"
 
@@ -527,12 +528,12 @@ class PythonPrinter:
         value = node.inputs[0]
         argument = self.use_of(value)
         if isinstance(value.type, T.NoneType):
-            argument = f"annotate({T.OptionalType(node.output().type).annotation_str()}, {argument})"
+            argument = f"annotate({T.OptionalType(node.output().type).annotation_str(self.type_names)}, {argument})"
         return f"{op_name(node.kind)}({argument})"
 
     def print_isinstance(self, node) -> str:
         checked = node.tys(attr.types)
-        names = [t.annotation_str() for t in checked]
+        names = [t.annotation_str(self.type_names) for t in checked]
         spelled = names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"
         return f"isinstance({self.use_of(node.inputs[0])}, {spelled})"
 
@@ -597,15 +598,16 @@ class PythonPrinter:
             self.deps.add_contained(argument.type)
             name = self.gen_name(argument.name)
             if index > 0:
-                self.write(",\n    ", name, ": ", argument.type.annotation_str())
+                self.write(",\n    ", name, ": ", argument.type.annotation_str(self.type_names))
             else:
-                self.write(name, f": {argument.type.annotation_str()}" if print_first_argument_type else "")
+                annotation = f": {argument.type.annotation_str(self.type_names)}" if print_first_argument_type else ""
+                self.write(name, annotation)
             if argument.has_default:
                 self.write("=", self.print_default(argument))
             self.ident_refs[value] = name
         return_type = schema.returns[0].type if schema.returns else T.NoneType.get()
         self.deps.add_contained(return_type)
-        self.write(") -> ", return_type.annotation_str(), ":\n")
+        self.write(") -> ", return_type.annotation_str(self.type_names), ":\n")
         self.print_body(graph.block)
 
     def print_method(self, function) -> None:
@@ -636,7 +638,7 @@ _STATEMENT_PRINTERS = {
 
 _EXPRESSION_PRINTERS = {
     prim.PythonOp: PythonPrinter.print_python_op,
-    prim.Uninitialized: lambda self, node: f"uninitialized({node.output().type.annotation_str()})",
+    prim.Uninitialized: lambda self, node: f"uninitialized({node.output().type.annotation_str(self.type_names)})",
     prim.Constant: PythonPrinter.print_constant_node,
     aten.__getitem__: PythonPrinter.print_value_index,
     prim.TupleConstruct: PythonPrinter.print_tuple_construct,
@@ -645,20 +647,20 @@ _EXPRESSION_PRINTERS = {
                                          f"[{node.i(attr.beg)}:{node.i(attr.end)}]"),
     prim.ListConstruct: PythonPrinter.print_list_construct,
     prim.DictConstruct: PythonPrinter.print_dict_construct,
-    prim.CreateObject: lambda self, node: (f"{node.output().type.annotation_str()}.__new__("
-                                           f"{node.output().type.annotation_str()})"),
+    prim.CreateObject: lambda self, node: (f"{node.output().type.annotation_str(self.type_names)}.__new__("
+                                           f"{node.output().type.annotation_str(self.type_names)})"),
     prim.GetAttr: PythonPrinter.print_get_attr,
     prim.CallFunction: lambda self, node: (self.use_of(node.inputs[0]) + "("
                                            + "".join(f"{self.use_of(v)}, " for v in node.inputs[1:]) + ")"),
     prim.CallMethod: PythonPrinter.print_call_method,
     aten._unwrap_optional: PythonPrinter.print_unwrap_optional,
     # unchecked_unwrap_optional comes from old archives; it is re-saved as the equivalent unchecked_cast
-    prim.unchecked_unwrap_optional: lambda self, node: (f"unchecked_cast({node.output().type.annotation_str()}, "
-                                                        f"{self.use_of(node.inputs[0])})"),
-    prim.unchecked_cast: lambda self, node: (f"unchecked_cast({node.output().type.annotation_str()}, "
+    prim.unchecked_unwrap_optional: lambda self, node: (
+        f"unchecked_cast({node.output().type.annotation_str(self.type_names)}, {self.use_of(node.inputs[0])})"),
+    prim.unchecked_cast: lambda self, node: (f"unchecked_cast({node.output().type.annotation_str(self.type_names)}, "
                                              f"{self.use_of(node.inputs[0])})"),
     prim.isinstance: PythonPrinter.print_isinstance,
-    prim.tolist: lambda self, node: (f"annotate({node.output().type.annotation_str()}, "
+    prim.tolist: lambda self, node: (f"annotate({node.output().type.annotation_str(self.type_names)}, "
                                      f"{self.use_of(node.inputs[0])}.tolist())"),
     prim.EnumValue: lambda self, node: f"({self.use_of(node.inputs[0])}).value",
     prim.EnumName: lambda self, node: f"({self.use_of(node.inputs[0])}).name",

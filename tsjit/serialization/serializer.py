@@ -22,7 +22,7 @@ import os
 from typing import Any, BinaryIO
 
 from tsjit.errors import SerializationError
-from tsjit.frontend.concrete_module_type import CONCRETE_TYPES, MANGLE_PREFIX
+from tsjit.frontend.concrete_module_type import CONCRETE_TYPES, NameMangler
 from tsjit.frontend.resolver import in_package
 from tsjit.ir import types as T
 from tsjit.ir.objects import Object
@@ -74,13 +74,13 @@ class ModuleSerializer:
     def serialize(self, obj: Any, extra_files: dict[str, Any]) -> bytes:
         for name, content in extra_files.items():
             self.writer.write_record(f"extra/{name}", _as_bytes(content, name))
-        data = Pickler(object_state=object_state)
+        data = Pickler(object_state=object_state, type_printer=self.names.type_printer)
         self.write_pickle(data, obj, obj.type, "data")
         for class_type in data.class_types:
             self.convert_named_type(class_type)
         self.convert_types(obj.type)
         self.write_code_files()
-        constants = Pickler(object_state=object_state)
+        constants = Pickler(object_state=object_state, type_printer=self.names.type_printer)
         self.write_pickle(constants, tuple(self.constant_table), None, "constants")
         version = self.version()
         # torch writes versions from 6 on as `.data/version`, and older readers look for `version`
@@ -111,7 +111,8 @@ class ModuleSerializer:
         printer = self.printers.get(qualifier)
         if printer is None:
             printer = self.printers[qualifier] = NamedTypePrinter(self.constant_table, self.deps, True,
-                                                                  self.names.name_of, class_hooks=self.class_hooks)
+                                                                  self.names.type_printer,
+                                                                  class_hooks=self.class_hooks)
         printer.print_named_type(named_type)
 
     def write_code_files(self) -> None:
@@ -125,31 +126,43 @@ class ModuleSerializer:
 
 
 class TypeNameUniquer:
-    """Archive-wide unique qualified names. Distinct functions with one name (the overloads of
-    F.interpolate) get `___torch_mangle_<N>` before their last atom, as torch's TypeNameUniquer does; classes
-    are named uniquely when they are created, so two classes with one name are an error."""
+    """Archive-wide unique qualified names, as torch's TypeNameUniquer gives them: the first type to claim a
+    name keeps it; another type with that name (a class of a loaded archive beside a scripted class of the same
+    name, the overloads of F.interpolate) gets `___torch_mangle_<N>` before its last atom. The pickler and the
+    printers spell every named type through `type_printer`, so the data and the code agree. Enums keep their
+    names (their constants print by name): two enums with one name cannot be saved together."""
 
     def __init__(self):
-        self.names: dict[int, str] = {}
-        self.owners: dict[str, Any] = {}
-        self.next_mangle = 0
+        self.names: dict[Any, str] = {}
+        self.mangler = NameMangler()
 
     def name_of(self, named_type: Any) -> str:
-        key = id(named_type.function) if isinstance(named_type, T.FunctionType) else id(named_type)
+        key = _identity_of(named_type)
         if key not in self.names:
-            self.names[key] = self._claim(named_type)
+            name = qualified_name_of(named_type)
+            if isinstance(named_type, T.EnumType) and name in self.mangler.taken:
+                raise SerializationError(f"cannot save two different enums named {name}")
+            self.names[key] = self.mangler.claim(name)
         return self.names[key]
 
-    def _claim(self, named_type: Any) -> str:
-        name = qualified_name_of(named_type)
-        if name in self.owners and not isinstance(named_type, T.FunctionType):
-            raise SerializationError(f"cannot save two different types named {name}")
-        while name in self.owners:
-            qualifier, _, atom = qualified_name_of(named_type).rpartition(".")
-            name = f"{qualifier}.{MANGLE_PREFIX}{self.next_mangle}.{atom}"
-            self.next_mangle += 1
-        self.owners[name] = named_type
-        return name
+    def type_printer(self, type_: T.Type) -> str | None:
+        """The archive's name for a named type (a class, interface, enum, NamedTuple or function); None for
+        the others, which spell themselves."""
+        if isinstance(type_, T.ClassType | T.InterfaceType | T.EnumType | T.FunctionType) or (
+                isinstance(type_, T.TupleType) and type_.qualified_name is not None):
+            return self.name_of(type_)
+        return None
+
+
+def _identity_of(named_type: Any) -> Any:
+    """What makes two named types one: the function of a function type, the declaration of a class, interface or
+    enum (compared by identity), the fields of a NamedTuple (compared by value, whatever shapes its elements
+    were refined to)."""
+    if isinstance(named_type, T.FunctionType):
+        return id(named_type.function)
+    if isinstance(named_type, T.TupleType):
+        return T.unshaped_type(named_type)
+    return id(named_type)
 
 
 def qualified_name_of(named_type: Any) -> str:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import builtins
 import cmath
+import functools
 import inspect
 import math
 import re
@@ -494,9 +495,10 @@ def _later_builtins() -> list[tuple[Any, str]]:
     return pairs
 
 
-def _modules_containing_builtins() -> list[Any]:
+@functools.cache
+def _modules_containing_builtins() -> tuple[Any, ...]:
     names = ("_nn", "_fft", "_linalg", "_nested", "_sparse", "_special")
-    return [torch, *(getattr(torch._C, name) for name in names if hasattr(torch._C, name))]
+    return (torch, *(getattr(torch._C, name) for name in names if hasattr(torch._C, name)))
 
 
 def _listed_builtin(obj: Any) -> str | None:

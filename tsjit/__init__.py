@@ -92,6 +92,13 @@ _LAZY = {
 
 __all__ = ["Block", "Graph", "Node", "TsjitError", "Use", "Value", *_LAZY]
 
+# The scripting frontend every `script` call needs loads with tsjit, as torch.jit's loads with torch: a program's
+# first call pays for compiling it, not for importing the compiler. What only some programs need (modules and
+# classes, tracing, archives, the printer, MLIR, the JIT-only builtin tables) still loads on first use.
+with garbage_collection.paused():  # what importing makes lives on: no collection walks it halfway
+    import tsjit.api  # noqa: E402, F401  (script, and the emitter, resolver and executor it runs)
+    import tsjit.frontend.builtin_functions  # noqa: E402, F401  (every builtin call asks it; a cycle defers it there)
+
 
 def __getattr__(name: str) -> Any:
     if name == "__version__":  # the installed package's version, as pip shows it

@@ -33,26 +33,40 @@ def test_scripting_and_running_the_bench_programs_does_not_import_dynamo():
 _SCRIPT_AND_RUN_A_FUNCTION = """
 import sys
 import torch
+
+before = set(sys.modules)
 import tsjit
+
+imported = set(sys.modules) - before
+frontend = {"tsjit.api.function", "tsjit.frontend.ir_emitter", "tsjit.frontend.parser", "tsjit.frontend.resolver",
+            "tsjit.frontend.builtin_functions", "tsjit.frontend.convert_to_ssa", "tsjit.frontend.cleanup_passes"}
+assert frontend <= imported, f"import tsjit did not load the scripting frontend: {sorted(frontend - imported)}"
+lazy = ("tsjit.mlir", "tsjit.serialization", "tsjit.frontend.tracer", "tsjit.frontend.trace_", "tsjit.ir.printer",
+        "tsjit.ir.parser", "tsjit.api.module", "tsjit.frontend.module_sugared_values", "tsjit.frontend.script_class",
+        "tsjit.frontend.concrete_module_type", "tsjit.ops.prim_ops", "tsjit.ops.builtins", "tsjit.cli")
+eager = sorted(name for name in imported if name.startswith(lazy))
+assert not eager, f"import tsjit loaded what only some programs need: {eager}"
+
 from bench.programs import chain_source
 
+loaded = set(sys.modules)
 tsjit.CompilationUnit(chain_source(10)).chain(torch.randn(4), torch.randn(4))
-frontends = {"tsjit.api.module", "tsjit.frontend.module_sugared_values", "tsjit.frontend.script_class",
-             "tsjit.frontend.concrete_module_type"}
-loaded = sorted(name for name in sys.modules if name in frontends)
-assert not loaded, f"scripting and running a function imported the module or class frontend: {loaded}"
-tables = sorted(name for name in sys.modules if name == "tsjit.ops.prim_ops" or name.startswith("tsjit.ops.builtins"))
-assert not tables, f"a function of tensor operators loaded the JIT-only builtins: {tables}"
+beyond = sorted(name for name in set(sys.modules) - loaded if name.startswith("tsjit"))
+assert not beyond, f"scripting and running a function of tensor operators imported {beyond}"
 tsjit.script(torch.nn.Linear(2, 3))(torch.randn(1, 2))  # which scripting a module imports
 print("ok")
 """
 
 
-def test_scripting_a_function_imports_no_module_frontend():
-    """A function's first call loads only what functions need: the module and class frontends (api/module.py,
-    frontend/script_class.py and what they import) come with the first nn.Module or class scripted, and the
-    tables of JIT-only builtins (ops/builtins, ops/prim_ops) with the first program that calls one."""
+def test_import_loads_the_function_frontend_and_a_function_needs_no_more():
+    """`import tsjit` loads the scripting frontend every `script` call needs (as `import torch` loads torch.jit's),
+    and nothing that only some programs need: the module and class frontends (api/module.py,
+    frontend/script_class.py and what they import) come with the first nn.Module or class scripted, the tracer
+    with the first trace, the printer, archives and MLIR with their first use, and the tables of JIT-only builtins
+    (ops/builtins, ops/prim_ops) with the first program that calls one. Scripting and running a function of tensor
+    operators then imports no module of tsjit (TSJIT_LINT=1 would load the graph linter: it is unset here)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
+    env.pop("TSJIT_LINT", None)
     result = subprocess.run([sys.executable, "-c", _SCRIPT_AND_RUN_A_FUNCTION], capture_output=True, text=True,
                             env=env, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-3000:]

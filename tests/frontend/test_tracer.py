@@ -13,7 +13,8 @@ import torch.nn.functional as F
 
 from tsjit.api.function import ScriptFunction, script
 from tsjit.api.trace import trace
-from tsjit.frontend.tracer import TracedSize, TraceFrame, TracingState, get_tracing_state
+from tsjit.frontend.torch_tracing_flags import get_tracing_state
+from tsjit.frontend.tracer import TracedSize, TraceFrame, TracingState
 from tsjit.ir.graph import Graph
 from tsjit.ir.symbols import prim
 

@@ -239,3 +239,23 @@ def test_an_operation_of_a_builtin_loads_the_builtins_tables_on_demand():
               "assert length([1, 2, 3]) == 3\n"
               "assert registry.find_operator('aten::add.int').has_operation\n")
     subprocess.run([sys.executable, "-c", script], check=True)
+
+
+def test_dispatcher_schemas_are_told_from_jit_only_ones_as_the_dispatcher_tells():
+    """`_in_dispatcher` asks for a kernel rather than looking the schema up (a JIT-only one raises): the answers
+    agree on every schema PyTorch has, and on a torch.library schema that has no kernel yet."""
+    from tsjit.ops.registry import _in_dispatcher
+
+    def looked_up(schema) -> bool:
+        try:
+            torch._C._dispatch_find_schema_or_throw(schema.name, schema.overload_name)
+        except RuntimeError:
+            return False
+        return True
+
+    library = torch.library.Library("kernel_less_test", "DEF")
+    library.define("bare(Tensor x) -> Tensor")
+    schemas = torch._C._jit_get_all_schemas()
+    assert sum(not looked_up(schema) for schema in schemas) > 100  # JIT-only schemas are among them
+    for schema in [*schemas, *torch._C._jit_get_schemas_for_operator("kernel_less_test::bare")]:
+        assert _in_dispatcher(schema) == looked_up(schema), schema

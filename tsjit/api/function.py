@@ -53,8 +53,7 @@ from tsjit.frontend.resolver import (
     compiled_function_for,
     compiled_function_with_types,
 )
-from tsjit.frontend.torch_tracing_flags import torch_jit_is_tracing
-from tsjit.frontend.tracer import get_tracing_state
+from tsjit.frontend.torch_tracing_flags import get_tracing_state, torch_jit_is_tracing
 from tsjit.ir import types as T
 from tsjit.ir.graph import Graph
 from tsjit.ir.objects import Object

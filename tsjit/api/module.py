@@ -71,8 +71,7 @@ from tsjit.frontend.module_sugared_values import (
 from tsjit.frontend.resolver import SourceTextResolver
 from tsjit.frontend.script_class import from_script_value, to_script_value
 from tsjit.frontend.torch_jit_objects import MODULE_LOADER, converted_module, is_torch_jit_module
-from tsjit.frontend.torch_tracing_flags import torch_jit_is_tracing
-from tsjit.frontend.tracer import get_tracing_state
+from tsjit.frontend.torch_tracing_flags import get_tracing_state, torch_jit_is_tracing
 from tsjit.ir import types as T
 from tsjit.ir.graph import Graph
 from tsjit.ir.objects import Object

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import builtins
 import cmath
+import functools
 import inspect
 import math
 import re
@@ -436,8 +437,13 @@ def boolean_dispatch_info(obj: Any) -> dict[str, Any] | None:
 
 
 # ---- the builtin table: Python callables that are operators ---------------------------------------------------
-_builtin_table: dict[int, str] | None = None
-_builtin_keep: list = []  # keeps the table's objects alive, so their ids stay theirs
+# torch.jit's table (torch.jit._builtins) holds every callable that torch and its C operator namespaces bind, as
+# `aten::<the name they bind it to>`, and the explicit pairs below. Built up front, that is ~1,800 names scanned on
+# the first lookup; here a callable is looked up by its own name instead, which finds the same operator: a callable
+# is a builtin when one of those modules binds its `__name__` to it. (The few objects torch binds under another
+# name - `torch._Any` for typing.Any, `torch.JITException` for torch.jit.Error - name no operator.)
+_listed_builtins: dict[int, str] | None = None  # id -> operator, of the explicit pairs
+_listed_keep: list = []  # keeps the listed objects alive, so their ids stay theirs
 _builtin_lock = threading.Lock()
 
 
@@ -489,40 +495,39 @@ def _later_builtins() -> list[tuple[Any, str]]:
     return pairs
 
 
-def _modules_containing_builtins() -> list[Any]:
+@functools.cache
+def _modules_containing_builtins() -> tuple[Any, ...]:
     names = ("_nn", "_fft", "_linalg", "_nested", "_sparse", "_special")
-    return [torch, *(getattr(torch._C, name) for name in names if hasattr(torch._C, name))]
+    return (torch, *(getattr(torch._C, name) for name in names if hasattr(torch._C, name)))
 
 
-def _module_builtins() -> list[tuple[Any, str]]:
-    """Every callable of torch and its C operator namespaces is `aten::<name>` (a few excepted)."""
-    excluded = {id(getattr(torch.functional, name)) for name in _FUNCTIONAL_COMPILED
-                if hasattr(torch.functional, name)} | {id(value) for value in _NOT_BUILTINS}
-    pairs = []
-    for module in _modules_containing_builtins():
-        for name in dir(module):
-            value = getattr(module, name, None)
-            if id(value) not in excluded and callable(value):
-                pairs.append((value, f"aten::{name[1:] if name == '_segment_reduce' else name}"))
-    return pairs
+def _listed_builtin(obj: Any) -> str | None:
+    """The operator of `obj` among the explicit pairs (built on the first lookup: ~100 objects)."""
+    global _listed_builtins
+    if _listed_builtins is None:
+        with _builtin_lock:
+            if _listed_builtins is None:
+                pairs = _explicit_builtins() + _later_builtins()
+                _listed_keep.extend(value for value, _ in pairs)
+                _listed_builtins = {id(value): op for value, op in pairs}
+    return _listed_builtins.get(id(obj))
 
 
-def _build_builtin_table() -> dict[int, str]:
-    table: dict[int, str] = {}
-    for value, op in [*_explicit_builtins(), *_module_builtins(), *_later_builtins()]:
-        table[id(value)] = op
-        _builtin_keep.append(value)
-    return table
+def _module_builtin(obj: Any) -> str | None:
+    """`aten::<name>` when torch or one of its C operator namespaces binds `obj`'s own name to it."""
+    name = getattr(obj, "__name__", None)
+    if not isinstance(name, str) or any(obj is value for value in _NOT_BUILTINS) or not callable(obj):
+        return None
+    if any(vars(module).get(name) is obj for module in _modules_containing_builtins()):
+        if name in _FUNCTIONAL_COMPILED and getattr(torch.functional, name, None) is obj:
+            return None
+        return f"aten::{name}"
+    return None
 
 
 def find_builtin(obj: Any) -> str | None:
     """The operator name of a Python callable that TorchScript treats as a builtin (`torch.tanh`)."""
-    global _builtin_table
-    if _builtin_table is None:
-        with _builtin_lock:
-            if _builtin_table is None:
-                _builtin_table = _build_builtin_table()
-    name = _builtin_table.get(id(obj))
+    name = _listed_builtin(obj) or _module_builtin(obj)
     if name is None and _jit_helper_name(obj) in JIT_BUILTINS:
         return str(JIT_BUILTINS[_jit_helper_name(obj)])
     return name

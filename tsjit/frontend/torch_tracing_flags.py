@@ -28,11 +28,39 @@ import sys
 import threading
 import types
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
-from tsjit.frontend.tracer import get_tracing_state
+if TYPE_CHECKING:
+    from tsjit.frontend.tracer import TracingState
+
+
+class _ThreadState(threading.local):
+    """The trace running on each thread: None by default (a class attribute, so reading it never fails a lookup,
+    which would cost `getattr(local, "state", None)` about 0.4 us on every call of a scripted function). It lives
+    here rather than in tracer.py so that asking it (every call of a scripted function does) loads no tracer."""
+
+    state: TracingState | None = None
+
+
+_local = _ThreadState()
+
+
+def get_tracing_state() -> TracingState | None:
+    """The trace running on this thread, or None."""
+    return _local.state
+
+
+@contextlib.contextmanager
+def tracing_state(state: TracingState | None) -> Iterator[None]:
+    """`state` is this thread's trace (None: no trace) for the duration of the `with`."""
+    previous = _local.state
+    _local.state = state
+    try:
+        yield
+    finally:
+        _local.state = previous
 
 _ORIGINAL_IS_TRACING = torch._C._is_tracing
 ORIGINAL_GET_TRACING_STATE = torch._C._get_tracing_state

@@ -28,8 +28,9 @@ import torch
 
 from tsjit.frontend.concrete_module_type import ConcreteModuleType, ModuleAttribute, iterable_kind_of
 from tsjit.frontend.torch_jit_objects import converted_module, is_torch_jit_module
+from tsjit.frontend.torch_tracing_flags import get_tracing_state
 from tsjit.frontend.traced_function import TracedFunction
-from tsjit.frontend.tracer import TraceFrame, TracingState, get_tracing_state, type_of_result
+from tsjit.frontend.tracer import TraceFrame, TracingState, type_of_result
 from tsjit.ir import types as T
 from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.symbols import prim

@@ -24,9 +24,8 @@ from typing import Any
 import torch
 
 from tsjit.frontend.torch_jit_objects import converted_function, converted_owner
-from tsjit.frontend.torch_tracing_flags import REPLACED_WHILE_TRACING
+from tsjit.frontend.torch_tracing_flags import REPLACED_WHILE_TRACING, get_tracing_state
 from tsjit.frontend.trace_arguments import bind_call
-from tsjit.frontend.tracer import get_tracing_state
 
 _ORIGINAL_FUNCTION_CALL = torch._C.ScriptFunction.__call__
 _ORIGINAL_METHOD_CALL = torch._C.ScriptMethod.__call__

@@ -41,7 +41,6 @@ import contextlib
 import math
 import os
 import sys
-import threading
 import types
 import warnings
 import weakref
@@ -52,6 +51,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from tsjit.errors import TsjitError
+from tsjit.frontend.torch_tracing_flags import tracing_state
 from tsjit.frontend.trace_arguments import (
     MISSING,
     bind_call,
@@ -115,19 +115,6 @@ class TracedSize(tuple):
 
 
 # ---- the state of one trace ----------------------------------------------------------------------------------
-class _ThreadState(threading.local):
-    """The trace running on each thread: None by default (a class attribute, so reading it never fails a lookup,
-    which would cost `getattr(local, "state", None)` about 0.4 us on every call of a scripted function)."""
-
-    state: TracingState | None = None
-
-
-_local = _ThreadState()
-
-
-def get_tracing_state() -> TracingState | None:
-    """The trace running on this thread, or None."""
-    return _local.state
 
 
 class TraceFrame:
@@ -197,23 +184,14 @@ class TracingState:
     @contextlib.contextmanager
     def current(self) -> Iterator[TracingState]:
         """Make this the trace of this thread (trace_calls.tracing also switches recording on)."""
-        previous = get_tracing_state()
-        _local.state = self
-        try:
+        with tracing_state(self):
             yield self
-        finally:
-            _local.state = previous
 
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
         """Run something (a ScriptFunction's graph) without recording it."""
-        previous = get_tracing_state()
-        _local.state = None
-        try:
-            with torch._C.DisableTorchFunction():
-                yield
-        finally:
-            _local.state = previous
+        with tracing_state(None), torch._C.DisableTorchFunction():
+            yield
 
     @contextlib.contextmanager
     def recording(self) -> Iterator[None]:

@@ -77,7 +77,7 @@ class String(Tree):
     __slots__ = ("value",)
 
     def __init__(self, value: str):
-        super().__init__(TK_STRING)
+        self.kind = TK_STRING
         self.value = value
 
     @property
@@ -103,9 +103,9 @@ class Compound(Tree):
     __slots__ = ("_range", "_trees", "_hash")
 
     def __init__(self, kind: str, range: SourceRange, trees: Sequence[Tree] = ()):
-        super().__init__(kind)
-        self._trees = tuple(trees)
-        self._range = merge_ranges(range, self._trees)
+        self.kind = kind
+        self._trees = trees = tuple(trees)
+        self._range = merge_ranges(range, trees) if trees else range
         self._hash: int | None = None
 
     @classmethod
@@ -142,14 +142,18 @@ class Compound(Tree):
 
 def merge_ranges(range: SourceRange, trees: Sequence[Tree]) -> SourceRange:
     """`range` widened to cover every compound subtree's range in the same Source (as TorchScript does)."""
-    start, end = range.start, range.end
-    for tree in trees:
-        if tree.is_atom or tree.range.source is not range.source:
-            continue
-        start, end = min(start, tree.range.start), max(end, tree.range.end)
-    if (start, end) == (range.start, range.end):
+    source, start, end = range.source, range.start, range.end
+    for tree in trees:  # written for speed: every tree the parser builds passes here
+        if isinstance(tree, Compound):  # atoms have no range
+            subrange = tree._range
+            if subrange.source is source:
+                if subrange.start < start:
+                    start = subrange.start
+                if subrange.end > end:
+                    end = subrange.end
+    if start == range.start and end == range.end:
         return range
-    return SourceRange(range.source, start, end)
+    return SourceRange(source, start, end)
 
 
 def _flat(tree: Tree, cache: dict[int, str]) -> str:

@@ -80,7 +80,8 @@ class TreeView:
     KINDS: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, tree: Tree | TreeView):
-        tree = _tree(tree)
+        if isinstance(tree, TreeView):
+            tree = tree.tree
         if tree.kind not in self.KINDS:
             where = None if tree.is_atom else tree.range
             raise CompileError(f"{kind_to_string(tree.kind)} is not a valid {type(self).__name__}", where)
@@ -121,7 +122,7 @@ def _tree(node: Tree | TreeView) -> Tree:
 
 
 def _compound(kind: str, range: SourceRange, subtrees: Sequence[Tree | TreeView] = ()) -> Compound:
-    return Compound(kind, range, [_tree(t) for t in subtrees])
+    return Compound(kind, range, [t.tree if isinstance(t, TreeView) else t for t in subtrees])
 
 
 def _list(range: SourceRange, items: Sequence[Tree | TreeView]) -> Compound:

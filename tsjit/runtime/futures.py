@@ -23,7 +23,7 @@ from typing import Any
 
 import torch
 
-from tsjit.frontend.tracer import get_tracing_state
+from tsjit.frontend.torch_tracing_flags import get_tracing_state
 
 Task = Callable[[], None]
 

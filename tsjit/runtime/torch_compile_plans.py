@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tsjit.frontend.torch_tracing_flags import torch_jit_is_tracing
-from tsjit.frontend.tracer import get_tracing_state
+from tsjit.frontend.torch_tracing_flags import get_tracing_state, torch_jit_is_tracing
 from tsjit.passes.inliner import inline_calls
 from tsjit.runtime.generated_plan import generate_plan
 from tsjit.runtime.operations import operations_for_torch_compile

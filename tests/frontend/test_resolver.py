@@ -1,0 +1,52 @@
+"""The resolver's builtin table against torch.jit's: which Python callables are operators, and which ones."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.jit._builtins as torch_jit_builtins
+
+from tsjit.frontend.resolver import _FUNCTIONAL_COMPILED, _modules_containing_builtins, find_builtin
+
+# what torch binds under a name other than the object's own (torch._Any is typing.Any, torch.JITException is
+# torch.jit.Error, torch.to_dlpack is _to_dlpack): torch.jit's table names them by the binding, which is no operator
+# either way; tsjit's lookup by the object's own name leaves them to the resolver's other rules
+_ALIASES = {"Storage", "JITException", "_Any", "_Callable", "_ParamSpec", "_TypeGuard", "_TypeIs", "_TypeVar",
+            "_deprecated", "_get_origin", "_overload", "sym_sqrt", "_sync", "symeig", "to_dlpack"}
+
+
+def _candidates():
+    """Every callable torch and its C operator namespaces bind, as (module, name, object)."""
+    for module in _modules_containing_builtins():
+        for name, value in vars(module).items():
+            if callable(value):
+                yield module.__name__, name, value
+
+
+def test_callables_of_torch_are_the_operators_of_their_names():
+    """Each callable torch binds under its own name is `aten::<name>`, as torch.jit's table says where it has the
+    name (torch.jit builds its table while torch is still importing, before the last few names are bound)."""
+    aliased = {id(value) for _, name, value in _candidates() if name in _ALIASES}
+    checked = 0
+    for module, name, value in _candidates():
+        if id(value) in aliased or value in (torch.no_grad, torch.autocast) or name in _FUNCTIONAL_COMPILED:
+            continue
+        expected = f"aten::{'segment_reduce' if name == '_segment_reduce' else name}"
+        assert find_builtin(value) == expected, (module, name)
+        assert torch_jit_builtins._find_builtin(value) in (expected, None), (module, name)
+        checked += 1
+    assert checked > 1000
+
+
+def test_the_explicit_builtins_and_what_is_no_builtin():
+    for value in (math.gcd, math.sqrt, torch.nn.functional._no_grad_embedding_renorm_, torch._VF.stft,
+                  torch.autograd.grad, torch.broadcast_shapes, dict):
+        assert find_builtin(value) == torch_jit_builtins._find_builtin(value), value
+    for name in _FUNCTIONAL_COMPILED:  # compiled from their Python source, or operators of the explicit list
+        value = getattr(torch.functional, name, None)
+        if value is not None:
+            assert find_builtin(value) == torch_jit_builtins._find_builtin(value), name
+    for value in (torch.no_grad, torch.autocast, torch.functional.norm, torch.nn.functional.relu, print, 3,
+                  torch.ones(2), lambda x: x):
+        assert find_builtin(value) is None, value

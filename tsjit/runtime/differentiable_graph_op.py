@@ -33,7 +33,7 @@ import torch
 from tsjit.ir.alias_analysis import is_conservative
 from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.symbols import prim
-from tsjit.ir.types import OptionalType, TensorType
+from tsjit.ir.types import OptionalType, TensorType, Type
 from tsjit.passes.pass_runner import run_pass
 from tsjit.passes.transpose_weight_gradients import transpose_weight_gradients
 from tsjit.runtime.autodiff import FALLBACK, Gradient, differentiate, unpack_gradient
@@ -141,7 +141,9 @@ class DifferentiableGraphOp:
         self.temporaries = [(i, first + k) for k, i in enumerate(gradient.df_input_captured_outputs)
                             if i >= real and i in self.vjp_outputs]
         self.fixed_types = fixed_types and _complete_types(gradient)
-        self.backward_plans: dict[tuple, Callable[..., Any]] = {}  # df's plan runs by backward_key, see above
+        # with fixed types, f's and df's plans' runs by the rest of their executors' call keys (see above)
+        self.forward_plans: dict[tuple, Callable[..., Any]] = {}
+        self.backward_plans: dict[tuple, Callable[..., Any]] = {}
         self.source = ""  # the generated functions' source, for reading
         self.call = differentiable_function(self)
 
@@ -155,6 +157,12 @@ class DifferentiableGraphOp:
 
     def run_df(self, inputs: Sequence[Any]) -> list[Any]:
         return _as_list(self.df_executor().run(inputs), self.df_outputs)
+
+    def forward_plan(self, key: tuple, inputs: Sequence[Any]) -> Callable[..., Any]:
+        """The run of f's plan for these inputs (of f's fixed types), remembered by the default dtype and whether
+        autocast is on, the rest of f's executor's call key."""
+        run = self.forward_plans[key] = self.f.get_plan(inputs).run
+        return run
 
     def backward_plan(self, key: tuple, inputs: Sequence[Any]) -> Callable[..., Any]:
         """The run of df's plan for these inputs, remembered by their backward key when the types are fixed."""
@@ -187,9 +195,16 @@ def _complete_types(gradient: Gradient) -> bool:
     types, df's inputs have known types too (autograd gives each gradient its output's dtype, device and
     shape), but for which gradients are undefined."""
     values = [*gradient.f.inputs, *gradient.f.outputs]
-    return all(not _holds_tensor(v.type) or (isinstance(v.type, TensorType) and v.type.dtype is not None
-                                             and v.type.sizes is not None and v.type.device is not None)
+    return all(_known_tensor(v.type) if isinstance(v.type, TensorType) else not _contains_tensor(v.type)
                for v in values)
+
+
+def _known_tensor(type_: TensorType) -> bool:
+    return type_.dtype is not None and type_.sizes is not None and type_.device is not None
+
+
+def _contains_tensor(type_: Type) -> bool:
+    return isinstance(type_, TensorType) or any(_contains_tensor(t) for t in type_.contained_types())
 
 
 def _holds_tensor(type_: Any) -> bool:
@@ -253,7 +268,12 @@ def differentiable_function(op: DifferentiableGraphOp) -> Callable[..., Any]:
     detach = not all(_fresh(v) for v in f.outputs)
     arguments = [f"{x}.detach() if isinstance({x}, Tensor) else {x}" if detach and tensor else x
                  for x, tensor in zip(inputs, tensors)]
-    run_f = f"{_unpacked(outputs)}f.run(({''.join(a + ', ' for a in arguments)}))"
+    f_inputs = "".join(a + ", " for a in arguments)
+    if op.fixed_types:  # f's executor would test each input again, as the guard did
+        run_f = (f"{_unpacked(outputs)}(forward_plans.get(forward_key := (get_default_dtype(), "
+                 f"is_any_autocast_enabled())) or op.forward_plan(forward_key, ({f_inputs})))({f_inputs})")
+    else:
+        run_f = f"{_unpacked(outputs)}f.run(({f_inputs}))"
     real = outputs[:gradient.f_real_outputs]
     returned = f"return {', '.join(real)}" + ("," if len(real) == 1 else "")
     requires = " or ".join(f"isinstance({x}, Tensor) and {x}.requires_grad" for x, t in zip(inputs, tensors) if t)
@@ -317,7 +337,7 @@ def differentiable_function(op: DifferentiableGraphOp) -> Callable[..., Any]:
         "Tensor": torch.Tensor, "is_grad_enabled": torch.is_grad_enabled, "unwrap": _unwrap_if_dead,
         "functorch_active": torch._C._are_functorch_transforms_active, "get_default_dtype": torch.get_default_dtype,
         "is_any_autocast_enabled": torch._C._is_any_autocast_enabled, "f": op.f, "op": op,
-        "backward_plans": op.backward_plans}
+        "forward_plans": op.forward_plans, "backward_plans": op.backward_plans}
     source = "\n".join([*call, "", *forward, "", *backward]) + "\n"
     exec(compile(source, "<tsjit differentiable graph>", "exec"), namespace)
     function = type("DifferentiableGraphFunction", (torch.autograd.Function,),

@@ -17,6 +17,11 @@ differentiated (`create_graph=True`): then backward first joins the temporaries 
 `_Temporaries`, whose backward runs df with their gradients (the real outputs' given as undefined), so the
 gradient reaching f's inputs is df's, as if they had been outputs (df is linear in the vjps).
 
+A step of a small graph (the LSTM cell at batch 1) is mostly per-call overhead, so each op's call, forward and
+backward are generated as straight-line Python with the Gradient's index lists resolved (differentiable_function),
+the Function's C apply called directly, and, behind the size guard, f's and df's plans found without their
+executors testing each input again.
+
 The gradient is packed on the node as TorchScript's packGradient does: `Subgraph` is f, `ReverseSubgraph` is
 df, with the index lists of autodiff.Gradient as int-list attributes; a node with only a Subgraph (IR text, a
 graph from elsewhere) is differentiated when its Operation is built. Called with grad mode off or no input

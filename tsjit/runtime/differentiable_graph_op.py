@@ -66,21 +66,45 @@ class _SizeGuard:
     first such call)."""
 
     def __init__(self, op: DifferentiableGraphOp, subgraph: Graph):
-        self.op, self.run, self.subgraph = op, op.call, subgraph
+        self.op, self.subgraph = op, subgraph
         self.general: DifferentiableGraphOp | None = None
         self.checks = [(i, _sizes(v.type), v.type.requires_grad is False, v.type.dtype, _device_check(v.type))
                        for i, v in enumerate(subgraph.inputs) if isinstance(v.type, TensorType)]
+        self.guarded = self._generate(len(subgraph.inputs))
 
     def __call__(self, *inputs: Any) -> Any:
-        grad = torch.is_grad_enabled()
+        return self.guarded(*inputs)
+
+    def _generate(self, count: int) -> Callable[..., Any]:
+        """The checks as one straight-line function: for a float matrix of profiled sizes (1, 64) that may
+        require grad and an int,
+
+            def guarded(x0, x1):
+                grad = is_grad_enabled()
+                if type(x0) in plain and x0.shape == sizes_0 and x0.dtype is dtype_0 and x0.is_cpu:
+                    return run(x0, x1)
+                return fallback((x0, x1))
+        """
+        namespace: dict[str, Any] = {"is_grad_enabled": torch.is_grad_enabled, "plain": _PLAIN_TENSORS,
+                                     "fits": _fits, "run": self.op.call, "fallback": self.fallback}
+        tests = []
         for i, sizes, no_grad, dtype, device in self.checks:
-            value = inputs[i]
-            if (type(value) not in _PLAIN_TENSORS or (value.shape != sizes if type(sizes) is tuple
-                                                       else not _fits(value.shape, sizes))
-                    or (no_grad and grad and value.requires_grad) or (dtype is not None and value.dtype != dtype)
-                    or (device is not None and (not value.is_cpu if device is _CPU else value.device != device))):
-                return self.fallback(inputs)
-        return self.run(*inputs)
+            x = f"x{i}"
+            namespace[f"sizes_{i}"], namespace[f"dtype_{i}"], namespace[f"device_{i}"] = sizes, dtype, device
+            tests.append(f"type({x}) in plain")
+            tests.append(f"{x}.shape == sizes_{i}" if type(sizes) is tuple else f"fits({x}.shape, sizes_{i})")
+            if no_grad:
+                tests.append(f"not (grad and {x}.requires_grad)")
+            if dtype is not None:
+                tests.append(f"{x}.dtype is dtype_{i}")
+            if device is not None:
+                tests.append(f"{x}.is_cpu" if device is _CPU else f"{x}.device == device_{i}")
+        names = ", ".join(f"x{k}" for k in range(count))
+        source = "\n".join([f"def guarded({names}):", "    grad = is_grad_enabled()",
+                            f"    if {' and '.join(tests) or 'True'}:", f"        return run({names})",
+                            f"    return fallback(({names}{',' if count == 1 else ''}))"])
+        exec(compile(source, "<tsjit differentiable graph guard>", "exec"), namespace)
+        return namespace["guarded"]
 
     def fallback(self, inputs: Sequence[Any]) -> Any:
         if self.general is None:

@@ -10,6 +10,7 @@ leave its node outside, and autograd would still get the gradient right; this is
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -477,3 +478,20 @@ def test_the_gate_gradients_are_concatenated_by_their_kernel(monkeypatch) -> Non
     hy, cy = lstm_cell(x, hx, cx, *weights)
     torch.testing.assert_close(gradients, torch.autograd.grad((hy + cy).sum(), weights), rtol=1e-5, atol=1e-5)
     assert not fallbacks
+
+
+def test_backward_plans_by_undefined_gradients_give_eagers_gradients() -> None:
+    """Behind the size guard, df's plan is found by which output gradients autograd passes as None: a loss of
+    hy alone, of cy alone and of both each get their own plan, and each gives eager's gradients. (A copy of the
+    cell, whose executor no other test has specialized for other sizes.)"""
+    scripted = tsjit.script(types.FunctionType(lstm_cell.__code__, lstm_cell.__globals__, "lstm_cell_copy"))
+    x, hx, cx = _double(1, 4), _double(1, 5), _double(1, 5)
+    inputs = (x, hx, cx, _double(20, 4), _double(20, 5), _double(20), _double(20))
+    scripted.graph_for(*inputs)
+    for pick in ((0,), (1,), (0, 1), (1,)):
+        outputs = scripted(*inputs)
+        gradients = torch.autograd.grad(sum(outputs[k].sum() for k in pick), inputs)
+        expected = lstm_cell(*inputs)
+        torch.testing.assert_close(gradients, torch.autograd.grad(sum(expected[k].sum() for k in pick), inputs))
+    op = outputs[0].grad_fn.op
+    assert op.fixed_types and len(op.backward_plans) == 3

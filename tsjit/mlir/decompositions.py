@@ -67,6 +67,11 @@ def _reduce(loss: Tensor, reduction: int) -> Tensor:
 # - scaled_dot_product_attention (without dropout): only linalg lowers it (nn.MultiheadAttention with a mask);
 # - adaptive_avg_pool1d to a size that does not divide the input's: its decomposition asserts "only support cases
 #   where input and output size are equal for non-unit output size"; each window is averaged on its own;
+#   adaptive_avg_pool2d and adaptive_max_pool1d to such sizes: their avg_pool and max_pool have the wrong extent
+#   ("'tensor.cast' op operand type 'tensor<1x8x7x7xf32>' and result type 'tensor<1x8x5x7xf32>'"); the mean (and
+#   the maximum) over a rectangle is taken one dimension at a time, window by window;
+# - pad in "reflect" and "replicate" modes with negative amounts (which cut the input): "'tensor.cast' op operand
+#   type 'tensor<5x3x4x9xf32>' and result type 'tensor<5x3x4x5xf32>'";
 # gru_cell, lstm_cell and the RNN cells are not in the torch dialect (nn.GRUCell, nn.LSTMCell, nn.RNNCell).
 _PARTLY_LOWERED = """
 def instance_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Optional[Tensor],
@@ -148,15 +153,30 @@ def pad(self: Tensor, pad: List[int], mode: str = "constant", value: Optional[fl
   if len(pad) >= 6:
     x = _padded(x, last - 2, pad[4], pad[5], mode)
   return x
-def adaptive_avg_pool1d(self: Tensor, output_size: List[int]) -> Tensor:
-  length = self.size(-1)
-  size = output_size[0]
+def _adaptive_means(x: Tensor, dim: int, size: int) -> Tensor:
+  length = x.size(dim)
   windows: List[Tensor] = []
   for i in range(size):
     start = (i * length) // size
     end = ((i + 1) * length + size - 1) // size
-    windows.append(self.narrow(-1, start, end - start).mean([-1], True))
-  return torch.cat(windows, -1)
+    windows.append(x.narrow(dim, start, end - start).mean([dim], True))
+  return torch.cat(windows, dim)
+def adaptive_avg_pool1d(self: Tensor, output_size: List[int]) -> Tensor:
+  return _adaptive_means(self, -1, output_size[0])
+def adaptive_avg_pool2d(self: Tensor, output_size: List[int]) -> Tensor:
+  return _adaptive_means(_adaptive_means(self, -1, output_size[1]), -2, output_size[0])
+def adaptive_max_pool1d(self: Tensor, output_size: List[int]) -> Tuple[Tensor, Tensor]:
+  length = self.size(-1)
+  size = output_size[0]
+  values: List[Tensor] = []
+  indices: List[Tensor] = []
+  for i in range(size):
+    start = (i * length) // size
+    end = ((i + 1) * length + size - 1) // size
+    value, index = self.narrow(-1, start, end - start).max(-1, True)
+    values.append(value)
+    indices.append(index + start)
+  return torch.cat(values, -1), torch.cat(indices, -1)
 def _upsampled_sizes(input: Tensor, output_size: Optional[List[int]],
                      scale_factors: Optional[List[float]]) -> List[int]:
   if output_size is not None:
@@ -189,6 +209,46 @@ def _linear(x: Tensor, dim: int, out: int, align_corners: bool, scale_factors: O
     weight = weight.unsqueeze(-1)
   below = x.index_select(dim, low)
   return below + (x.index_select(dim, high) - below) * weight
+def _cubic_near(t: Tensor) -> Tensor:
+  return (1.25 * t - 2.25) * t * t + 1.0
+def _cubic_far(t: Tensor) -> Tensor:
+  return ((-0.75 * t + 3.75) * t - 6.0) * t + 3.0
+def _cubic(x: Tensor, dim: int, out: int, align_corners: bool, scale_factors: Optional[List[float]], i: int) -> Tensor:
+  size = x.size(dim)
+  position = torch.arange(out, dtype=x.dtype)
+  if align_corners:
+    ratio = 0.0
+    if out > 1:
+      ratio = float(size - 1) / float(out - 1)
+    source = position * ratio
+  else:
+    source = (position + 0.5) * _source_ratio(size, out, scale_factors, i) - 0.5
+  floor = torch.floor(source)
+  t = source - floor
+  base = floor.to(3)  # (int32, as in _linear)
+  weights = [_cubic_far(t + 1.0), _cubic_near(t), _cubic_near(1.0 - t), _cubic_far(2.0 - t)]
+  result = torch.zeros_like(x.narrow(dim, 0, 1)).expand_as(x.index_select(dim, base))
+  for k in range(4):
+    weight = weights[k]
+    for _ in range(x.dim() - 1 - dim):
+      weight = weight.unsqueeze(-1)
+    result = result + x.index_select(dim, torch.clamp(base + (k - 1), 0, size - 1)) * weight
+  return result
+def upsample_linear1d(self: Tensor, output_size: List[int], align_corners: bool,
+                      scales: Optional[float] = None) -> Tensor:
+  factors: Optional[List[float]] = None
+  if scales is not None:
+    factors = [scales]
+  return _linear(self, 2, output_size[0], align_corners, factors, 0)
+def upsample_linear1d__vec(input: Tensor, output_size: Optional[List[int]], align_corners: bool,
+                           scale_factors: Optional[List[float]]) -> Tensor:
+  sizes = _upsampled_sizes(input, output_size, scale_factors)
+  return _linear(input, 2, sizes[0], align_corners, scale_factors, 0)
+def upsample_bicubic2d__vec(input: Tensor, output_size: Optional[List[int]], align_corners: bool,
+                            scale_factors: Optional[List[float]]) -> Tensor:
+  sizes = _upsampled_sizes(input, output_size, scale_factors)
+  rows = _cubic(input, 2, sizes[0], align_corners, scale_factors, 0)
+  return _cubic(rows, 3, sizes[1], align_corners, scale_factors, 1)
 def upsample_nearest1d__vec(input: Tensor, output_size: Optional[List[int]],
                             scale_factors: Optional[List[float]]) -> Tensor:
   sizes = _upsampled_sizes(input, output_size, scale_factors)
@@ -433,6 +493,34 @@ def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> Tuple[Tensor, Te
 """
 
 DECOMPOSITIONS = _REDUCE + _PARTLY_LOWERED + _INDEX_LISTS + _ALONG_A_DIMENSION + _POOLS + """
+def _chunk_cat(tensors: List[Tensor], dim: int, num_chunks: int) -> Tensor:
+  pieces: List[Tensor] = []
+  at = dim
+  for tensor in tensors:
+    at = dim + tensor.dim() if dim < 0 else dim
+    length = tensor.size(at)
+    chunk = (length + num_chunks - 1) // num_chunks
+    if chunk * num_chunks > length:
+      sizes = tensor.size()
+      sizes[at] = chunk * num_chunks - length
+      tensor = torch.cat([tensor, tensor.new_zeros(sizes)], at)
+    pieces.append(tensor.reshape(tensor.size()[:at] + [num_chunks, -1]))
+  return torch.cat(pieces, at + 1)
+def multilabel_margin_loss(self: Tensor, target: Tensor, reduction: int = 1) -> Tensor:
+  classes = 1 if self.dim() == 0 else self.size(-1)
+  x = self.reshape([-1, classes])
+  # the labels of a row are its targets up to the first -1
+  labelled = torch.cumsum((target.reshape([-1, classes]) == -1).to(4), 1) == 0
+  label = torch.where(labelled, target.reshape([-1, classes]), 0)
+  is_label = torch.logical_and(label.unsqueeze(2) == torch.arange(classes).reshape([1, 1, classes]),
+                               labelled.unsqueeze(2)).any(1)
+  # [row, label j, class i]: the hinge 1 - (x[label j] - x[i]), summed over the classes i that are no label
+  hinge = torch.clamp_min(1.0 - x.gather(1, label).unsqueeze(2) + x.unsqueeze(1), 0.0)
+  kept = torch.logical_and(labelled.unsqueeze(2), is_label.logical_not().unsqueeze(1))
+  loss = torch.where(kept, hinge, 0.0).sum([1, 2]) / classes
+  if self.dim() <= 1:
+    loss = loss.reshape([])
+  return _reduce(loss, reduction)
 def positive(self: Tensor) -> Tensor:
   return self
 def resolve_neg(self: Tensor) -> Tensor:
@@ -906,6 +994,9 @@ def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
   return input
 """ + special_functions.SPECIAL_FUNCTIONS + linear_algebra.LINEAR_ALGEBRA
 
+# operators whose names begin with an underscore (the table's other such names are helpers)
+_OPERATORS_NAMED_PRIVATE = linear_algebra.OPERATORS_NAMED_PRIVATE | {"_chunk_cat"}
+
 _MOST_WINDOWS = 16  # adaptive pooling decomposed into at most this many windows (each one its own slice and mean)
 
 # operator -> the condition on its constant arguments under which the decomposition holds (by argument position)
@@ -915,8 +1006,12 @@ _ONLY_WHEN = {
     "binary_cross_entropy_with_logits": lambda node: not _is_constant(node, 3, None),
     "cross_entropy_loss": lambda node: not _is_constant(node, 5, 0.0) and _is_constant(node, 2, None),
     "adaptive_avg_pool1d": lambda node: _constant_ints(node, 1) in [[n] for n in range(2, _MOST_WINDOWS + 1)],
-    "pad": lambda node: _is_constant_where(node, 2, lambda mode: mode in ("circular", "reflect", "replicate")) and
-    _is_constant_list(node, 1, 6),
+    "adaptive_avg_pool2d": lambda node: _uneven_windows(node),
+    "adaptive_max_pool1d": lambda node: _uneven_windows(node),
+    # (a negative amount cuts: _padded's positions then start or end inside the input, as ATen's do)
+    "pad": lambda node: _is_constant_where(node, 2, lambda mode: mode == "circular") and _is_constant_list(node, 1, 6)
+    or _is_constant_where(node, 2, lambda mode: mode in ("reflect", "replicate")) and
+    len(_constant_ints(node, 1) or [0] * 7) <= 6,
     "diff": lambda node: _is_constant(node, 1, 0) or _is_constant(node, 1, 1),  # a loop over n would change shapes
     # in training it draws a random mask, unless p is 0 (ATen then returns the input)
     "feature_dropout": lambda node: _is_constant(node, 2, False) or _is_constant(node, 1, 0.0),
@@ -1037,6 +1132,18 @@ def _pool_extent(size: int, kernel: int, stride: int | None, dilation: int, ceil
     return (count - 1) * stride + dilation * (kernel - 1) + 1
 
 
+def _uneven_windows(node: Node) -> bool:
+    """Whether an adaptive pool to constant sizes (at most _MOST_WINDOWS each) has a size that does not divide
+    the input's (known) one: windows of different lengths, which torch-mlir's fixed-kernel pools cannot express."""
+    outputs = _constant_ints(node, 1)
+    sizes = getattr(node.inputs[0].type, "sizes", None)
+    if outputs is None or sizes is None or len(sizes) < len(outputs) or not all(
+            0 < n <= _MOST_WINDOWS for n in outputs):
+        return False
+    inputs = sizes[len(sizes) - len(outputs):]
+    return None not in inputs and any(size % n for size, n in zip(inputs, outputs))
+
+
 def _is_constant_list(node: Node, index: int, longest: int) -> bool:
     """Whether the argument is a list of at most `longest` non-negative constants (a constant or a literal)."""
     numbers = _constant_ints(node, index)
@@ -1096,7 +1203,7 @@ def _defined() -> frozenset[str]:
     `_helpers` are not operators, except the few operators whose names begin with an underscore
     (linear_algebra.OPERATORS_NAMED_PRIVATE)."""
     return frozenset(n for n in re.findall(r"^def (\w+)", DECOMPOSITIONS, re.MULTILINE)
-                     if not n.startswith("_") or n in linear_algebra.OPERATORS_NAMED_PRIVATE)
+                     if not n.startswith("_") or n in _OPERATORS_NAMED_PRIVATE)
 
 
 @functools.cache

@@ -67,7 +67,7 @@ def _reduce(loss: Tensor, reduction: int) -> Tensor:
 # - scaled_dot_product_attention (without dropout): only linalg lowers it (nn.MultiheadAttention with a mask);
 # - adaptive_avg_pool1d to a size that does not divide the input's: its decomposition asserts "only support cases
 #   where input and output size are equal for non-unit output size"; each window is averaged on its own;
-#   adaptive_avg_pool2d and adaptive_max_pool1d to such sizes: their avg_pool and max_pool have the wrong extent
+#   adaptive_avg_pool2d and adaptive_max_pool1d/2d to such sizes: their avg_pool and max_pool have the wrong extent
 #   ("'tensor.cast' op operand type 'tensor<1x8x7x7xf32>' and result type 'tensor<1x8x5x7xf32>'"); the mean (and
 #   the maximum) over a rectangle is taken one dimension at a time, window by window;
 # - pad in "reflect" and "replicate" modes with negative amounts (which cut the input): "'tensor.cast' op operand
@@ -165,18 +165,25 @@ def adaptive_avg_pool1d(self: Tensor, output_size: List[int]) -> Tensor:
   return _adaptive_means(self, -1, output_size[0])
 def adaptive_avg_pool2d(self: Tensor, output_size: List[int]) -> Tensor:
   return _adaptive_means(_adaptive_means(self, -1, output_size[1]), -2, output_size[0])
-def adaptive_max_pool1d(self: Tensor, output_size: List[int]) -> Tuple[Tensor, Tensor]:
-  length = self.size(-1)
-  size = output_size[0]
+def _adaptive_maxima(x: Tensor, dim: int, size: int) -> Tuple[Tensor, Tensor]:
+  length = x.size(dim)
   values: List[Tensor] = []
   indices: List[Tensor] = []
   for i in range(size):
     start = (i * length) // size
     end = ((i + 1) * length + size - 1) // size
-    value, index = self.narrow(-1, start, end - start).max(-1, True)
+    value, index = x.narrow(dim, start, end - start).max(dim, True)
     values.append(value)
     indices.append(index + start)
-  return torch.cat(values, -1), torch.cat(indices, -1)
+  return torch.cat(values, dim), torch.cat(indices, dim)
+def adaptive_max_pool1d(self: Tensor, output_size: List[int]) -> Tuple[Tensor, Tensor]:
+  return _adaptive_maxima(self, -1, output_size[0])
+def adaptive_max_pool2d(self: Tensor, output_size: List[int]) -> Tuple[Tensor, Tensor]:
+  # each row's maximum per column window (its first column), then the first row holding the window's maximum:
+  # the first maximum in row-major order, as ATen picks it
+  by_columns, columns = _adaptive_maxima(self, -1, output_size[1])
+  values, rows = _adaptive_maxima(by_columns, -2, output_size[0])
+  return values, rows * self.size(-1) + columns.gather(-2, rows)
 def _upsampled_sizes(input: Tensor, output_size: Optional[List[int]],
                      scale_factors: Optional[List[float]]) -> List[int]:
   if output_size is not None:
@@ -493,6 +500,42 @@ def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> Tuple[Tensor, Te
 """
 
 DECOMPOSITIONS = _REDUCE + _PARTLY_LOWERED + _INDEX_LISTS + _ALONG_A_DIMENSION + _POOLS + """
+def _grid_position(coordinate: Tensor, size: int, align_corners: bool, padding_mode: int) -> Tensor:
+  if align_corners:
+    position = (coordinate + 1.0) / 2.0 * float(size - 1)
+  else:
+    position = ((coordinate + 1.0) * float(size) - 1.0) / 2.0
+  if padding_mode == 1:
+    position = torch.clamp(position, 0.0, float(size - 1))
+  return position
+def _grid_values(flat: Tensor, x: Tensor, y: Tensor, width: int, height: int) -> Tensor:
+  # input[n, :, y, x] at each grid point, 0 outside the input
+  inside = torch.logical_and(torch.logical_and(x >= 0, x < width), torch.logical_and(y >= 0, y < height))
+  index = (torch.clamp(y, 0, height - 1) * width + torch.clamp(x, 0, width - 1)).reshape([x.size(0), 1, -1])
+  values = flat.gather(2, index.expand([flat.size(0), flat.size(1), index.size(2)]))
+  return torch.where(inside.unsqueeze(1), values.reshape([flat.size(0), flat.size(1), x.size(1), x.size(2)]), 0.0)
+def grid_sampler_2d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                    align_corners: bool) -> Tensor:
+  height = input.size(2)
+  width = input.size(3)
+  flat = input.reshape([input.size(0), input.size(1), height * width])
+  x = _grid_position(grid.select(3, 0), width, align_corners, padding_mode)
+  y = _grid_position(grid.select(3, 1), height, align_corners, padding_mode)
+  if interpolation_mode == 1:
+    return _grid_values(flat, torch.round(x).to(4), torch.round(y).to(4), width, height)
+  left = torch.floor(x)
+  top = torch.floor(y)
+  dx = (x - left).unsqueeze(1)
+  dy = (y - top).unsqueeze(1)
+  column = left.to(4)
+  row = top.to(4)
+  return (_grid_values(flat, column, row, width, height) * (1.0 - dx) * (1.0 - dy)
+          + _grid_values(flat, column + 1, row, width, height) * dx * (1.0 - dy)
+          + _grid_values(flat, column, row + 1, width, height) * (1.0 - dx) * dy
+          + _grid_values(flat, column + 1, row + 1, width, height) * dx * dy)
+def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                 align_corners: bool) -> Tensor:
+  return grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners)
 def _chunk_cat(tensors: List[Tensor], dim: int, num_chunks: int) -> Tensor:
   pieces: List[Tensor] = []
   at = dim
@@ -881,6 +924,16 @@ def unfold_copy(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
   return self.unfold(dimension, size, step).clone()
 def alias_copy(self: Tensor) -> Tensor:
   return self.clone()
+def as_strided_copy(self: Tensor, size: List[int], stride: List[int], storage_offset: Optional[int] = None) -> Tensor:
+  # the flat position of each element in the input's storage (a program's input is contiguous, see _ONLY_WHEN)
+  position = torch.zeros(size, dtype=4)
+  if storage_offset is not None:
+    position = position + storage_offset
+  for k in range(len(size)):
+    shape = [1 for _ in size]
+    shape[k] = size[k]
+    position = position + torch.arange(size[k]).reshape(shape) * stride[k]
+  return self.reshape([-1]).index_select(0, position.reshape([-1])).reshape(size)
 def t_copy(self: Tensor) -> Tensor:
   return self.t().clone()
 def squeeze_copy(self: Tensor) -> Tensor:
@@ -1008,6 +1061,11 @@ _ONLY_WHEN = {
     "adaptive_avg_pool1d": lambda node: _constant_ints(node, 1) in [[n] for n in range(2, _MOST_WINDOWS + 1)],
     "adaptive_avg_pool2d": lambda node: _uneven_windows(node),
     "adaptive_max_pool1d": lambda node: _uneven_windows(node),
+    "adaptive_max_pool2d": lambda node: _uneven_windows(node),
+    # bilinear or nearest, with zeros or border padding (not reflection, not bicubic); torch-mlir's own lowering
+    # of grid_sampler (F.grid_sample) gives wrong values
+    "grid_sampler_2d": lambda node: _grid_sampler_modes(node),
+    "grid_sampler": lambda node: _has_rank(node, 0, 4) and _grid_sampler_modes(node),
     # (a negative amount cuts: _padded's positions then start or end inside the input, as ATen's do)
     "pad": lambda node: _is_constant_where(node, 2, lambda mode: mode == "circular") and _is_constant_list(node, 1, 6)
     or _is_constant_where(node, 2, lambda mode: mode in ("reflect", "replicate")) and
@@ -1026,6 +1084,10 @@ _ONLY_WHEN = {
     "argmin": lambda node: _is_constant(node, 1, None),
     "argmax": lambda node: _is_constant(node, 1, None),
     "squeeze_copy__dims": lambda node: _constant_ints(node, 1) is not None,
+    # as_strided reads the storage: a contiguous one, which a program's input is (as IREE passes it) and an
+    # intermediate tensor need not be (a transpose's view)
+    "as_strided_copy": lambda node: node.inputs[0].node.kind is prim.Param and _constant_ints(node, 1) is not None
+    and _constant_ints(node, 2) is not None,
     # LU with partial pivoting by a loop over the columns: of real matrices whose sizes the types state
     "det": lambda node: _has_static_real_matrix(node, 0),
     "linalg_det": lambda node: _has_static_real_matrix(node, 0),
@@ -1130,6 +1192,12 @@ def _pool_extent(size: int, kernel: int, stride: int | None, dilation: int, ceil
     if ceil_mode and (count - 1) * stride >= size:
         count -= 1
     return (count - 1) * stride + dilation * (kernel - 1) + 1
+
+
+def _grid_sampler_modes(node: Node) -> bool:
+    """Whether grid sampling is bilinear or nearest (constant 0 or 1) with zeros or border padding (0 or 1)."""
+    return _is_constant_where(node, 2, lambda mode: mode in (0, 1)) and \
+        _is_constant_where(node, 3, lambda mode: mode in (0, 1))
 
 
 def _uneven_windows(node: Node) -> bool:

@@ -138,3 +138,34 @@ def test_list_attribute_pads_and_attention_on_stablehlo():
     run = iree.compile(tsjit.mlir.compile(tsjit.script(module), list(inputs), output_type="stablehlo"))
     with torch.no_grad():
         assert_close(run(*inputs), module(*inputs))
+
+
+def pools_interpolation_and_chunks(x: torch.Tensor, row: torch.Tensor, scores: torch.Tensor, labels: torch.Tensor,
+                                   grid: torch.Tensor):
+    F = torch.nn.functional
+    return (F.adaptive_avg_pool2d(x, (5, 7)), F.adaptive_max_pool1d(row, 3, True), F.adaptive_max_pool1d(row, 4),
+            F.adaptive_max_pool2d(x, (3, 5), True),
+            F.pad(x, [-4, 5, 0, 0], mode="replicate"), F.pad(x, [-2, 3, 1, -1], mode="reflect"),
+            F.interpolate(row, size=[7], mode="linear", align_corners=True),
+            F.interpolate(row, scale_factor=1.5, mode="linear"),
+            F.interpolate(x, size=[3, 11], mode="bicubic", align_corners=True),
+            F.interpolate(x, scale_factor=0.75, mode="bicubic"),
+            torch._chunk_cat([row, row[:, :, :2]], -1, 3), torch._chunk_cat([x, x[:, :, :, :5]], 2, 5),
+            F.multilabel_margin_loss(scores, labels), F.multilabel_margin_loss(scores, labels, reduction="none"),
+            F.multilabel_margin_loss(scores[1], labels[1], reduction="sum"),
+            torch.as_strided_copy(x, (3, 2), (2, 5), 1), F.grid_sample(x, grid, align_corners=False),
+            F.grid_sample(x, grid, mode="nearest", padding_mode="border", align_corners=True))
+
+
+def test_adaptive_pools_interpolation_chunks_and_multilabel_margin_on_iree():
+    """Adaptive pools to sizes that do not divide the input's and pads that cut (torch-mlir's lowerings have the
+    wrong extent), and operators the torch dialect lacks: linear and bicubic upsampling, _chunk_cat (zero-padded
+    chunks), multilabel_margin_loss (labels up to the first -1), as_strided_copy of an input, and grid sampling
+    (torch-mlir's lowering of grid_sampler gives wrong values)."""
+    torch.manual_seed(0)
+    inputs = (torch.randn(1, 2, 8, 8), torch.randn(2, 3, 5), torch.randn(3, 5),
+              torch.tensor([[1, 3, -1, 0, 0], [4, 4, 2, 0, 1], [-1, 2, 3, 1, 0]]), torch.rand(1, 4, 3, 2) * 2.4 - 1.2)
+    inputs[0][0, 0, 0, :2] = inputs[0][0, 0, 1, 1] = 5.0  # (a maximum three times in one window: the first counts)
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(pools_interpolation_and_chunks), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), pools_interpolation_and_chunks(*inputs))

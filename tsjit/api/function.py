@@ -205,8 +205,8 @@ class ArgumentBinder:
         # calls of tensors only need no binding: each tensor is taken as it is, and so is a result of tensors;
         # how many leading arguments are Tensors (a call passing only those needs no binding either)
         self._tensor_result = _tensors_only(self._return_type)
-        self._leading_tensors = next((k for k, a in enumerate(schema.arguments) if type(a.type) is not T.TensorType),
-                                     len(schema.arguments))
+        self._leading_tensors = next((k for k, a in enumerate(schema.arguments)
+                                      if type(a.type) is not T.TensorType or a.kwarg_only), len(schema.arguments))
 
     def bind(self, args: tuple, kwargs: dict) -> list[Any]:
         """The graph's inputs for a call (what bind_arguments returns; its errors, too)."""
@@ -299,6 +299,11 @@ def collect_inputs(schema: FunctionSchema, args: tuple, kwargs: dict) -> list[An
     if len(args) > len(arguments):
         raise TsjitError(f"{schema.name}() expected at most {len(arguments)} argument(s) but received "
                          f"{len(args)} argument(s). Declaration: {schema}")
+    positional = _positional_count(schema)
+    if len(args) > positional:
+        # keyword-only parameters (`*, scale: float = 1.0`) are taken by name only, as in Python
+        raise TsjitError(f"{schema.name}() takes {positional} positional argument(s) but {len(args)} was/were "
+                         f"given.  Declaration: {schema}")
     inputs = list(args)
     remaining = dict(kwargs)
     for argument in arguments[len(args):]:
@@ -313,6 +318,11 @@ def collect_inputs(schema: FunctionSchema, args: tuple, kwargs: dict) -> list[An
         name = next(iter(remaining))
         raise TsjitError(f"{schema.name}() got an unexpected keyword argument '{name}'. Declaration: {schema}")
     return inputs
+
+
+def _positional_count(schema: FunctionSchema) -> int:
+    """How many leading arguments a call may pass positionally: those before the first keyword-only one."""
+    return next((k for k, a in enumerate(schema.arguments) if a.kwarg_only), len(schema.arguments))
 
 
 def check_arguments(schema: FunctionSchema, inputs: list[Any]) -> list[Any]:

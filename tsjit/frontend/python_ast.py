@@ -406,7 +406,8 @@ class _Builder:
         positional = [*arguments.posonlyargs, *arguments.args]
         defaults = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
         params = [self._build_param(arg, default, False) for arg, default in zip(positional, defaults)]
-        params += [self._build_param(arg, None, True) for arg in arguments.kwonlyargs]
+        params += [self._build_param(arg, default, True) for arg, default in zip(arguments.kwonlyargs,
+                                                                                  arguments.kw_defaults)]
         return_type = self.build_expr(node.returns) if node.returns is not None else None
         return Decl.create(keyword, params, return_type)
 
@@ -415,9 +416,6 @@ class _Builder:
             if arg is not None:
                 name = self.context.start_range(arg, len(arg.arg))
                 raise CompileError(VARARG_KWARG_MESSAGE, self.context.span(name.start - len(stars), name.end))
-        for default in arguments.kw_defaults:
-            if default is not None:
-                raise CompileError(VARARG_KWARG_MESSAGE, self.context.range(default))
 
     def _build_param(self, arg: ast.arg, default: ast.expr | None, kwarg_only: bool) -> Param:
         if arg.type_comment is not None:

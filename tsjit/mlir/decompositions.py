@@ -67,6 +67,11 @@ def _reduce(loss: Tensor, reduction: int) -> Tensor:
 # - scaled_dot_product_attention (without dropout): only linalg lowers it (nn.MultiheadAttention with a mask);
 # - adaptive_avg_pool1d to a size that does not divide the input's: its decomposition asserts "only support cases
 #   where input and output size are equal for non-unit output size"; each window is averaged on its own;
+#   adaptive_avg_pool2d and adaptive_max_pool1d/2d to such sizes: their avg_pool and max_pool have the wrong extent
+#   ("'tensor.cast' op operand type 'tensor<1x8x7x7xf32>' and result type 'tensor<1x8x5x7xf32>'"); the mean (and
+#   the maximum) over a rectangle is taken one dimension at a time, window by window;
+# - pad in "reflect" and "replicate" modes with negative amounts (which cut the input): "'tensor.cast' op operand
+#   type 'tensor<5x3x4x9xf32>' and result type 'tensor<5x3x4x5xf32>'";
 # gru_cell, lstm_cell and the RNN cells are not in the torch dialect (nn.GRUCell, nn.LSTMCell, nn.RNNCell).
 _PARTLY_LOWERED = """
 def instance_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Optional[Tensor],
@@ -148,15 +153,37 @@ def pad(self: Tensor, pad: List[int], mode: str = "constant", value: Optional[fl
   if len(pad) >= 6:
     x = _padded(x, last - 2, pad[4], pad[5], mode)
   return x
-def adaptive_avg_pool1d(self: Tensor, output_size: List[int]) -> Tensor:
-  length = self.size(-1)
-  size = output_size[0]
+def _adaptive_means(x: Tensor, dim: int, size: int) -> Tensor:
+  length = x.size(dim)
   windows: List[Tensor] = []
   for i in range(size):
     start = (i * length) // size
     end = ((i + 1) * length + size - 1) // size
-    windows.append(self.narrow(-1, start, end - start).mean([-1], True))
-  return torch.cat(windows, -1)
+    windows.append(x.narrow(dim, start, end - start).mean([dim], True))
+  return torch.cat(windows, dim)
+def adaptive_avg_pool1d(self: Tensor, output_size: List[int]) -> Tensor:
+  return _adaptive_means(self, -1, output_size[0])
+def adaptive_avg_pool2d(self: Tensor, output_size: List[int]) -> Tensor:
+  return _adaptive_means(_adaptive_means(self, -1, output_size[1]), -2, output_size[0])
+def _adaptive_maxima(x: Tensor, dim: int, size: int) -> Tuple[Tensor, Tensor]:
+  length = x.size(dim)
+  values: List[Tensor] = []
+  indices: List[Tensor] = []
+  for i in range(size):
+    start = (i * length) // size
+    end = ((i + 1) * length + size - 1) // size
+    value, index = x.narrow(dim, start, end - start).max(dim, True)
+    values.append(value)
+    indices.append(index + start)
+  return torch.cat(values, dim), torch.cat(indices, dim)
+def adaptive_max_pool1d(self: Tensor, output_size: List[int]) -> Tuple[Tensor, Tensor]:
+  return _adaptive_maxima(self, -1, output_size[0])
+def adaptive_max_pool2d(self: Tensor, output_size: List[int]) -> Tuple[Tensor, Tensor]:
+  # each row's maximum per column window (its first column), then the first row holding the window's maximum:
+  # the first maximum in row-major order, as ATen picks it
+  by_columns, columns = _adaptive_maxima(self, -1, output_size[1])
+  values, rows = _adaptive_maxima(by_columns, -2, output_size[0])
+  return values, rows * self.size(-1) + columns.gather(-2, rows)
 def _upsampled_sizes(input: Tensor, output_size: Optional[List[int]],
                      scale_factors: Optional[List[float]]) -> List[int]:
   if output_size is not None:
@@ -189,6 +216,46 @@ def _linear(x: Tensor, dim: int, out: int, align_corners: bool, scale_factors: O
     weight = weight.unsqueeze(-1)
   below = x.index_select(dim, low)
   return below + (x.index_select(dim, high) - below) * weight
+def _cubic_near(t: Tensor) -> Tensor:
+  return (1.25 * t - 2.25) * t * t + 1.0
+def _cubic_far(t: Tensor) -> Tensor:
+  return ((-0.75 * t + 3.75) * t - 6.0) * t + 3.0
+def _cubic(x: Tensor, dim: int, out: int, align_corners: bool, scale_factors: Optional[List[float]], i: int) -> Tensor:
+  size = x.size(dim)
+  position = torch.arange(out, dtype=x.dtype)
+  if align_corners:
+    ratio = 0.0
+    if out > 1:
+      ratio = float(size - 1) / float(out - 1)
+    source = position * ratio
+  else:
+    source = (position + 0.5) * _source_ratio(size, out, scale_factors, i) - 0.5
+  floor = torch.floor(source)
+  t = source - floor
+  base = floor.to(3)  # (int32, as in _linear)
+  weights = [_cubic_far(t + 1.0), _cubic_near(t), _cubic_near(1.0 - t), _cubic_far(2.0 - t)]
+  result = torch.zeros_like(x.narrow(dim, 0, 1)).expand_as(x.index_select(dim, base))
+  for k in range(4):
+    weight = weights[k]
+    for _ in range(x.dim() - 1 - dim):
+      weight = weight.unsqueeze(-1)
+    result = result + x.index_select(dim, torch.clamp(base + (k - 1), 0, size - 1)) * weight
+  return result
+def upsample_linear1d(self: Tensor, output_size: List[int], align_corners: bool,
+                      scales: Optional[float] = None) -> Tensor:
+  factors: Optional[List[float]] = None
+  if scales is not None:
+    factors = [scales]
+  return _linear(self, 2, output_size[0], align_corners, factors, 0)
+def upsample_linear1d__vec(input: Tensor, output_size: Optional[List[int]], align_corners: bool,
+                           scale_factors: Optional[List[float]]) -> Tensor:
+  sizes = _upsampled_sizes(input, output_size, scale_factors)
+  return _linear(input, 2, sizes[0], align_corners, scale_factors, 0)
+def upsample_bicubic2d__vec(input: Tensor, output_size: Optional[List[int]], align_corners: bool,
+                            scale_factors: Optional[List[float]]) -> Tensor:
+  sizes = _upsampled_sizes(input, output_size, scale_factors)
+  rows = _cubic(input, 2, sizes[0], align_corners, scale_factors, 0)
+  return _cubic(rows, 3, sizes[1], align_corners, scale_factors, 1)
 def upsample_nearest1d__vec(input: Tensor, output_size: Optional[List[int]],
                             scale_factors: Optional[List[float]]) -> Tensor:
   sizes = _upsampled_sizes(input, output_size, scale_factors)
@@ -433,6 +500,70 @@ def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> Tuple[Tensor, Te
 """
 
 DECOMPOSITIONS = _REDUCE + _PARTLY_LOWERED + _INDEX_LISTS + _ALONG_A_DIMENSION + _POOLS + """
+def _grid_position(coordinate: Tensor, size: int, align_corners: bool, padding_mode: int) -> Tensor:
+  if align_corners:
+    position = (coordinate + 1.0) / 2.0 * float(size - 1)
+  else:
+    position = ((coordinate + 1.0) * float(size) - 1.0) / 2.0
+  if padding_mode == 1:
+    position = torch.clamp(position, 0.0, float(size - 1))
+  return position
+def _grid_values(flat: Tensor, x: Tensor, y: Tensor, width: int, height: int) -> Tensor:
+  # input[n, :, y, x] at each grid point, 0 outside the input
+  inside = torch.logical_and(torch.logical_and(x >= 0, x < width), torch.logical_and(y >= 0, y < height))
+  index = (torch.clamp(y, 0, height - 1) * width + torch.clamp(x, 0, width - 1)).reshape([x.size(0), 1, -1])
+  values = flat.gather(2, index.expand([flat.size(0), flat.size(1), index.size(2)]))
+  return torch.where(inside.unsqueeze(1), values.reshape([flat.size(0), flat.size(1), x.size(1), x.size(2)]), 0.0)
+def grid_sampler_2d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                    align_corners: bool) -> Tensor:
+  height = input.size(2)
+  width = input.size(3)
+  flat = input.reshape([input.size(0), input.size(1), height * width])
+  x = _grid_position(grid.select(3, 0), width, align_corners, padding_mode)
+  y = _grid_position(grid.select(3, 1), height, align_corners, padding_mode)
+  if interpolation_mode == 1:
+    return _grid_values(flat, torch.round(x).to(4), torch.round(y).to(4), width, height)
+  left = torch.floor(x)
+  top = torch.floor(y)
+  dx = (x - left).unsqueeze(1)
+  dy = (y - top).unsqueeze(1)
+  column = left.to(4)
+  row = top.to(4)
+  return (_grid_values(flat, column, row, width, height) * (1.0 - dx) * (1.0 - dy)
+          + _grid_values(flat, column + 1, row, width, height) * dx * (1.0 - dy)
+          + _grid_values(flat, column, row + 1, width, height) * (1.0 - dx) * dy
+          + _grid_values(flat, column + 1, row + 1, width, height) * dx * dy)
+def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                 align_corners: bool) -> Tensor:
+  return grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners)
+def _chunk_cat(tensors: List[Tensor], dim: int, num_chunks: int) -> Tensor:
+  pieces: List[Tensor] = []
+  at = dim
+  for tensor in tensors:
+    at = dim + tensor.dim() if dim < 0 else dim
+    length = tensor.size(at)
+    chunk = (length + num_chunks - 1) // num_chunks
+    if chunk * num_chunks > length:
+      sizes = tensor.size()
+      sizes[at] = chunk * num_chunks - length
+      tensor = torch.cat([tensor, tensor.new_zeros(sizes)], at)
+    pieces.append(tensor.reshape(tensor.size()[:at] + [num_chunks, -1]))
+  return torch.cat(pieces, at + 1)
+def multilabel_margin_loss(self: Tensor, target: Tensor, reduction: int = 1) -> Tensor:
+  classes = 1 if self.dim() == 0 else self.size(-1)
+  x = self.reshape([-1, classes])
+  # the labels of a row are its targets up to the first -1
+  labelled = torch.cumsum((target.reshape([-1, classes]) == -1).to(4), 1) == 0
+  label = torch.where(labelled, target.reshape([-1, classes]), 0)
+  is_label = torch.logical_and(label.unsqueeze(2) == torch.arange(classes).reshape([1, 1, classes]),
+                               labelled.unsqueeze(2)).any(1)
+  # [row, label j, class i]: the hinge 1 - (x[label j] - x[i]), summed over the classes i that are no label
+  hinge = torch.clamp_min(1.0 - x.gather(1, label).unsqueeze(2) + x.unsqueeze(1), 0.0)
+  kept = torch.logical_and(labelled.unsqueeze(2), is_label.logical_not().unsqueeze(1))
+  loss = torch.where(kept, hinge, 0.0).sum([1, 2]) / classes
+  if self.dim() <= 1:
+    loss = loss.reshape([])
+  return _reduce(loss, reduction)
 def positive(self: Tensor) -> Tensor:
   return self
 def resolve_neg(self: Tensor) -> Tensor:
@@ -793,6 +924,16 @@ def unfold_copy(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
   return self.unfold(dimension, size, step).clone()
 def alias_copy(self: Tensor) -> Tensor:
   return self.clone()
+def as_strided_copy(self: Tensor, size: List[int], stride: List[int], storage_offset: Optional[int] = None) -> Tensor:
+  # the flat position of each element in the input's storage (a program's input is contiguous, see _ONLY_WHEN)
+  position = torch.zeros(size, dtype=4)
+  if storage_offset is not None:
+    position = position + storage_offset
+  for k in range(len(size)):
+    shape = [1 for _ in size]
+    shape[k] = size[k]
+    position = position + torch.arange(size[k]).reshape(shape) * stride[k]
+  return self.reshape([-1]).index_select(0, position.reshape([-1])).reshape(size)
 def t_copy(self: Tensor) -> Tensor:
   return self.t().clone()
 def squeeze_copy(self: Tensor) -> Tensor:
@@ -906,6 +1047,9 @@ def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
   return input
 """ + special_functions.SPECIAL_FUNCTIONS + linear_algebra.LINEAR_ALGEBRA
 
+# operators whose names begin with an underscore (the table's other such names are helpers)
+_OPERATORS_NAMED_PRIVATE = linear_algebra.OPERATORS_NAMED_PRIVATE | {"_chunk_cat"}
+
 _MOST_WINDOWS = 16  # adaptive pooling decomposed into at most this many windows (each one its own slice and mean)
 
 # operator -> the condition on its constant arguments under which the decomposition holds (by argument position)
@@ -915,8 +1059,17 @@ _ONLY_WHEN = {
     "binary_cross_entropy_with_logits": lambda node: not _is_constant(node, 3, None),
     "cross_entropy_loss": lambda node: not _is_constant(node, 5, 0.0) and _is_constant(node, 2, None),
     "adaptive_avg_pool1d": lambda node: _constant_ints(node, 1) in [[n] for n in range(2, _MOST_WINDOWS + 1)],
-    "pad": lambda node: _is_constant_where(node, 2, lambda mode: mode in ("circular", "reflect", "replicate")) and
-    _is_constant_list(node, 1, 6),
+    "adaptive_avg_pool2d": lambda node: _uneven_windows(node),
+    "adaptive_max_pool1d": lambda node: _uneven_windows(node),
+    "adaptive_max_pool2d": lambda node: _uneven_windows(node),
+    # bilinear or nearest, with zeros or border padding (not reflection, not bicubic); torch-mlir's own lowering
+    # of grid_sampler (F.grid_sample) gives wrong values
+    "grid_sampler_2d": lambda node: _grid_sampler_modes(node),
+    "grid_sampler": lambda node: _has_rank(node, 0, 4) and _grid_sampler_modes(node),
+    # (a negative amount cuts: _padded's positions then start or end inside the input, as ATen's do)
+    "pad": lambda node: _is_constant_where(node, 2, lambda mode: mode == "circular") and _is_constant_list(node, 1, 6)
+    or _is_constant_where(node, 2, lambda mode: mode in ("reflect", "replicate")) and
+    len(_constant_ints(node, 1) or [0] * 7) <= 6,
     "diff": lambda node: _is_constant(node, 1, 0) or _is_constant(node, 1, 1),  # a loop over n would change shapes
     # in training it draws a random mask, unless p is 0 (ATen then returns the input)
     "feature_dropout": lambda node: _is_constant(node, 2, False) or _is_constant(node, 1, 0.0),
@@ -931,6 +1084,10 @@ _ONLY_WHEN = {
     "argmin": lambda node: _is_constant(node, 1, None),
     "argmax": lambda node: _is_constant(node, 1, None),
     "squeeze_copy__dims": lambda node: _constant_ints(node, 1) is not None,
+    # as_strided reads the storage: a contiguous one, which a program's input is (as IREE passes it) and an
+    # intermediate tensor need not be (a transpose's view)
+    "as_strided_copy": lambda node: node.inputs[0].node.kind is prim.Param and _constant_ints(node, 1) is not None
+    and _constant_ints(node, 2) is not None,
     # LU with partial pivoting by a loop over the columns: of real matrices whose sizes the types state
     "det": lambda node: _has_static_real_matrix(node, 0),
     "linalg_det": lambda node: _has_static_real_matrix(node, 0),
@@ -1037,6 +1194,24 @@ def _pool_extent(size: int, kernel: int, stride: int | None, dilation: int, ceil
     return (count - 1) * stride + dilation * (kernel - 1) + 1
 
 
+def _grid_sampler_modes(node: Node) -> bool:
+    """Whether grid sampling is bilinear or nearest (constant 0 or 1) with zeros or border padding (0 or 1)."""
+    return _is_constant_where(node, 2, lambda mode: mode in (0, 1)) and \
+        _is_constant_where(node, 3, lambda mode: mode in (0, 1))
+
+
+def _uneven_windows(node: Node) -> bool:
+    """Whether an adaptive pool to constant sizes (at most _MOST_WINDOWS each) has a size that does not divide
+    the input's (known) one: windows of different lengths, which torch-mlir's fixed-kernel pools cannot express."""
+    outputs = _constant_ints(node, 1)
+    sizes = getattr(node.inputs[0].type, "sizes", None)
+    if outputs is None or sizes is None or len(sizes) < len(outputs) or not all(
+            0 < n <= _MOST_WINDOWS for n in outputs):
+        return False
+    inputs = sizes[len(sizes) - len(outputs):]
+    return None not in inputs and any(size % n for size, n in zip(inputs, outputs))
+
+
 def _is_constant_list(node: Node, index: int, longest: int) -> bool:
     """Whether the argument is a list of at most `longest` non-negative constants (a constant or a literal)."""
     numbers = _constant_ints(node, index)
@@ -1096,7 +1271,7 @@ def _defined() -> frozenset[str]:
     `_helpers` are not operators, except the few operators whose names begin with an underscore
     (linear_algebra.OPERATORS_NAMED_PRIVATE)."""
     return frozenset(n for n in re.findall(r"^def (\w+)", DECOMPOSITIONS, re.MULTILINE)
-                     if not n.startswith("_") or n in linear_algebra.OPERATORS_NAMED_PRIVATE)
+                     if not n.startswith("_") or n in _OPERATORS_NAMED_PRIVATE)
 
 
 @functools.cache

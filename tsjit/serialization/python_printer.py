@@ -520,8 +520,26 @@ class PythonPrinter:
         owner_type = self_value.type
         if isinstance(owner_type, T.ClassType | T.InterfaceType):
             self.deps.add(owner_type)
-        arguments = "".join(f"{self.use_of(v)}, " for v in node.inputs[1:])
-        return f"({self.use_of(self_value)}).{node.s(attr.name)}({arguments})"
+        schema = owner_type.method_schema(node.s(attr.name)) if hasattr(owner_type, "method_schema") else None
+        return f"({self.use_of(self_value)}).{node.s(attr.name)}({self.call_arguments(node.inputs[1:], schema)})"
+
+    def print_call_function(self, node) -> str:
+        function_type = node.inputs[0].type
+        function = function_type.function if isinstance(function_type, T.FunctionType) else None
+        schema = getattr(function, "schema", None)
+        return f"{self.use_of(node.inputs[0])}({self.call_arguments(node.inputs[1:], schema)})"
+
+    def call_arguments(self, values, schema) -> str:
+        """`a, b, ` for a call of a TorchScript function or method, with `name=` before the values of keyword-only
+        parameters where the callee's def prints `*` (see _keyword_only_start). `values` are the call's last
+        inputs: a method's schema also lists `self`, so they match the schema's trailing arguments."""
+        star = _keyword_only_start(schema) if schema is not None else None
+        if star is None:
+            return "".join(f"{self.use_of(v)}, " for v in values)
+        arguments = schema.arguments[len(schema.arguments) - len(values):]
+        star -= len(schema.arguments) - len(values)
+        return "".join(f"{arguments[k].name + '=' if k >= star else ''}{self.use_of(v)}, "
+                       for k, v in enumerate(values))
 
     def print_unwrap_optional(self, node) -> str:
         # unwrap_optional(None) cannot be typed by schema matching: annotate the None
@@ -594,10 +612,13 @@ class PythonPrinter:
         self.used_names = set()
         self.indent()
         self.write("def ", function.name, "(")
+        star = _keyword_only_start(schema)
         for index, (argument, value) in enumerate(zip(schema.arguments, graph.inputs)):
             self.deps.add_contained(argument.type)
             name = self.gen_name(argument.name)
-            if index > 0:
+            if index == star:
+                self.write(",\n    *" if index > 0 else "*")
+            if index > 0 or index == star:
                 self.write(",\n    ", name, ": ", argument.type.annotation_str(self.type_names))
             else:
                 annotation = f": {argument.type.annotation_str(self.type_names)}" if print_first_argument_type else ""
@@ -620,6 +641,18 @@ class PythonPrinter:
         if isinstance(argument.type, T.ListType) and isinstance(value, int | float | bool) and argument.N:
             value = [value] * argument.N
         return self.print_constant(value, argument.type)
+
+def _keyword_only_start(schema) -> int | None:
+    """Where the def prints `*`: before the first keyword-only parameter when one of them has a default.
+
+    torch.jit prints keyword-only parameters as positional ones (it only scripts those without defaults, and
+    its archives lose the rule). Keyword-only parameters with defaults are tsjit's extension: their `*` keeps
+    them keyword-only through an archive, and TorchScript's parser (torch.jit.load's) reads it."""
+    arguments = schema.arguments
+    if not any(a.kwarg_only and a.has_default for a in arguments):
+        return None
+    return next(k for k, a in enumerate(arguments) if a.kwarg_only)
+
 
 # ---- tables of node printers ---------------------------------------------------------------------------------
 _STATEMENT_PRINTERS = {
@@ -650,8 +683,7 @@ _EXPRESSION_PRINTERS = {
     prim.CreateObject: lambda self, node: (f"{node.output().type.annotation_str(self.type_names)}.__new__("
                                            f"{node.output().type.annotation_str(self.type_names)})"),
     prim.GetAttr: PythonPrinter.print_get_attr,
-    prim.CallFunction: lambda self, node: (self.use_of(node.inputs[0]) + "("
-                                           + "".join(f"{self.use_of(v)}, " for v in node.inputs[1:]) + ")"),
+    prim.CallFunction: PythonPrinter.print_call_function,
     prim.CallMethod: PythonPrinter.print_call_method,
     aten._unwrap_optional: PythonPrinter.print_unwrap_optional,
     # unchecked_unwrap_optional comes from old archives; it is re-saved as the equivalent unchecked_cast

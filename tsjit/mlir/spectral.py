@@ -4,13 +4,14 @@ decompositions.DECOMPOSITIONS.
 The torch dialect has no `aten::linalg_svdvals`, `aten::linalg_eigh`, `aten::linalg_pinv`... LAPACK reaches them
 by iterations whose count depends on the data (bidiagonal or tridiagonal QR); here they are computed by the cyclic
 Jacobi method instead, whose sweeps (one rotation per pair of columns) converge quadratically: a fixed number of
-sweeps (`_SWEEPS`) reaches double precision on the small matrices whose sizes the types state (see
-decompositions._ONLY_WHEN). Each method is one loop over the pairs of every sweep: iteration i rotates p = i mod n
-with q = p + d mod n for the distances d = 1 .. n // 2, which visits every pair once a sweep (for an even n, the
-pairs at distance n / 2 twice: the second rotation is the identity). The loop carries tensors only, so that it
-stays a loop (scf.for) on linalg, and its trip count exceeds what type refinement runs iteration by iteration
-(nested loops over the pairs were, a hundred rotations of meta tensors each time the types are refined); it reads
-columns and rows by masked sums rather than narrow, whose shape refinement would not know for an unknown p:
+sweeps (`_SWEEPS_SINGLE`, `_SWEEPS_DOUBLE`) reaches single or double precision on the small matrices whose sizes
+the types state (see decompositions._ONLY_WHEN). Each method is one loop over the pairs of every sweep: iteration
+i rotates p = i mod n with q = p + d mod n for the distances d = 1 .. n // 2, which visits every pair once a sweep
+(for an even n, the pairs at distance n / 2 twice: the second rotation is the identity). The loop carries tensors
+only, so that it stays a loop (scf.for) on linalg, and its trip count exceeds what type refinement runs iteration
+by iteration (nested loops over the pairs were, a hundred rotations of meta tensors each time the types are
+refined); it reads columns and rows by masked sums rather than narrow, whose shape refinement would not know for an
+unknown p:
 
 - `_one_sided_jacobi` (Hestenes): rotations of the columns of A (m x n, m >= n) until they are orthogonal,
   W = A V; the singular values are the columns' norms, in descending order as LAPACK returns them, U = W / S;
@@ -18,7 +19,8 @@ columns and rows by masked sums rather than narrow, whose shape refinement would
   until it is diagonal; the eigenvalues in ascending order, the eigenvectors the product of the rotations.
 Singular vectors and eigenvectors are unique only up to sign (and within repeated values): these are valid
 decompositions but not necessarily with LAPACK's signs. What is built on them without that freedom (singular
-values, eigenvalues, pinv, matrix_rank, the nuclear norm) agrees with eager to rounding.
+values, eigenvalues, pinv, the nuclear norm) agrees with eager to rounding. (matrix_rank, the count of singular
+values above the tolerance, crashed torch-mlir's linalg pipeline, a segmentation fault: not decomposed.)
 """
 
 from __future__ import annotations
@@ -128,12 +130,6 @@ def _pinv(A: Tensor, atol: Tensor, rtol: Tensor, hermitian: bool) -> Tensor:
   kept = s > _cutoff(s, atol, rtol)
   inverse = torch.where(kept, 1 / torch.where(kept, s, torch.ones_like(s)), torch.zeros_like(s))
   return torch.matmul(v * inverse.unsqueeze(-2), u.transpose(-2, -1))
-def _rank(A: Tensor, atol: Tensor, rtol: Tensor, hermitian: bool) -> Tensor:
-  if hermitian:
-    magnitudes = torch.abs(_symmetric_jacobi(_symmetric(A, "L"))[0])
-  else:
-    magnitudes = _singular_values(A)
-  return torch.sum(magnitudes > _cutoff(magnitudes, atol, rtol), [-1])
 def _tolerances(A: Tensor, atol: Optional[Tensor], rtol: Optional[Tensor]) -> Tuple[Tensor, Tensor]:
   zero = torch.zeros_like(A.sum([-2, -1]))
   absolute = zero if atol is None else atol.to(A.dtype) + zero
@@ -175,22 +171,6 @@ def linalg_pinv__rcond_tensor(self: Tensor, rcond: Tensor, hermitian: bool = Fal
 def pinverse(self: Tensor, rcond: float = 1e-15) -> Tensor:
   zero = torch.zeros_like(self.sum([-2, -1]))
   return _pinv(self, zero, zero + rcond, False)
-def linalg_matrix_rank__atol_rtol_tensor(input: Tensor, atol: Optional[Tensor] = None, rtol: Optional[Tensor] = None,
-                                         hermitian: bool = False) -> Tensor:
-  absolute, relative = _tolerances(input, atol, rtol)
-  return _rank(input, absolute, relative, hermitian)
-def linalg_matrix_rank__atol_rtol_float(self: Tensor, atol: Optional[float] = None, rtol: Optional[float] = None,
-                                        hermitian: bool = False) -> Tensor:
-  zero = torch.zeros_like(self.sum([-2, -1]))
-  absolute = zero if atol is None else zero + atol
-  relative = zero + (_default_rtol(self, atol is not None and atol > 0) if rtol is None else rtol)
-  return _rank(self, absolute, relative, hermitian)
-def linalg_matrix_rank(self: Tensor, tol: float, hermitian: bool = False) -> Tensor:
-  zero = torch.zeros_like(self.sum([-2, -1]))
-  return _rank(self, zero + tol, zero, hermitian)
-def linalg_matrix_rank__tol_tensor(input: Tensor, tol: Tensor, hermitian: bool = False) -> Tensor:
-  zero = torch.zeros_like(input.sum([-2, -1]))
-  return _rank(input, zero + tol.to(input.dtype), zero, hermitian)
 def _nuclear_norm(self: Tensor, dim: List[int], keepdim: bool) -> Tensor:
   # the sum of the singular values of the matrices of dims dim (moved last by movedim.int: the int[] overload's
   # decomposition appends to lists, which makes MLIR preparation unroll every loop, the Jacobi sweeps too)
@@ -213,7 +193,5 @@ def nuclear_norm__dim(self: Tensor, dim: List[int], keepdim: bool = False) -> Te
 STATIC_MATRIX_ARGUMENT = {
     "linalg_svdvals": 0, "svd": 0, "linalg_svd": 0, "linalg_eigh": 0, "linalg_eigvalsh": 0,
     "linalg_pinv__atol_rtol_tensor": 0, "linalg_pinv__atol_rtol_float": 0, "linalg_pinv": 0,
-    "linalg_pinv__rcond_tensor": 0, "pinverse": 0, "linalg_matrix_rank__atol_rtol_tensor": 0,
-    "linalg_matrix_rank__atol_rtol_float": 0, "linalg_matrix_rank": 0, "linalg_matrix_rank__tol_tensor": 0,
-    "nuclear_norm": 0, "nuclear_norm__dim": 0,
+    "linalg_pinv__rcond_tensor": 0, "pinverse": 0, "nuclear_norm": 0, "nuclear_norm__dim": 0,
 }

@@ -1,4 +1,4 @@
-"""LU and Cholesky factorizations and the solves built on them (not in the torch dialect), decomposed by tsjit
+"""LU, Cholesky, QR and LDL factorizations and the solves built on them (not in the torch dialect), decomposed by tsjit
 (tsjit/mlir/linear_algebra.py) into loops over the static sizes, lowered to linalg and run on IREE against eager:
 one program, so that IREE compiles once."""
 
@@ -51,3 +51,26 @@ def test_info_of_singular_and_indefinite_matrices_on_iree():
     (lu_expected, pivots_expected, info_expected), (_, cholesky_info_expected) = singular(a)
     assert_close((lu, pivots, info, cholesky_info), (lu_expected, pivots_expected, info_expected,
                                                       cholesky_info_expected))
+
+
+def householder_and_ldl(a: torch.Tensor, tall: torch.Tensor, wide: torch.Tensor, b: torch.Tensor,
+                        symmetric: torch.Tensor):
+    a_qr, tau = torch.geqrf(tall)
+    return (torch.geqrf(a), torch.geqrf(wide), torch.linalg.householder_product(a_qr, tau), torch.qr(a),
+            torch.linalg.qr(tall), torch.linalg.qr(tall, "complete"), torch.linalg.qr(wide),
+            torch.linalg.lstsq(tall, b, driver="gels"), torch.linalg.lstsq(wide, b[:3], driver="gels"),
+            torch.linalg.lstsq(tall, b[:, 0], driver="gels"), torch.linalg.ldl_factor_ex(symmetric),
+            torch.linalg.ldl_factor(a))
+
+
+def test_householder_qr_lstsq_and_ldl_on_iree():
+    """Reflectors, tau, R's signs and Q as LAPACK's (square, tall, wide, reduced and complete), least squares of a
+    tall matrix (with residuals) and the least norm solution of a wide one, a vector right-hand side; LDL^T with
+    1x1 and 2x2 Bunch-Kaufman pivots (a zero diagonal forces 2x2 blocks) and a column that needs no pivot."""
+    torch.manual_seed(0)
+    a, tall, wide, b = torch.randn(5, 5), torch.randn(5, 3), torch.randn(3, 5), torch.randn(5, 2)
+    symmetric = torch.tensor([[0.0, 1.0, 2.0, 0.5], [1.0, 0.0, 3.0, 1.0], [2.0, 3.0, 0.0, 4.0], [0.5, 1.0, 4.0, 9.0]])
+    inputs = (a, tall, wide, b, symmetric)
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(householder_and_ldl), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), householder_and_ldl(*inputs))

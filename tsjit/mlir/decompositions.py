@@ -40,7 +40,7 @@ from tsjit.ir import types as ts
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Graph, Node
 from tsjit.ir.symbols import prim
-from tsjit.mlir import linear_algebra, special_functions
+from tsjit.mlir import incomplete_gamma, linear_algebra, special_functions, spectral
 from tsjit.passes.inliner import inline_calls, insert_graph
 
 _REDUCE = """
@@ -876,6 +876,8 @@ def histc(self: Tensor, bins: int = 100, low: float = 0, high: float = 0) -> Ten
   return torch.sum(hits, [0]).to(self.dtype)
 def linalg_matrix_norm__str_ord(self: Tensor, ord: str = "fro", dim: List[int] = [-2, -1], keepdim: bool = False,
                                 dtype: Optional[int] = None) -> Tensor:
+  if ord == "nuc":
+    return _nuclear_norm(self if dtype is None else self.to(dtype), dim, keepdim)
   return torch.linalg_vector_norm(self, 2, dim, keepdim, dtype=dtype)
 def squeeze__dims(self: Tensor, dim: List[int]) -> Tensor:
   rank = self.dim()
@@ -1045,7 +1047,8 @@ def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
   return input
 def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
   return input
-""" + special_functions.SPECIAL_FUNCTIONS + linear_algebra.LINEAR_ALGEBRA
+""" + special_functions.SPECIAL_FUNCTIONS + linear_algebra.LINEAR_ALGEBRA + spectral.SPECTRAL + \
+    incomplete_gamma.INCOMPLETE_GAMMA
 
 # operators whose names begin with an underscore (the table's other such names are helpers)
 _OPERATORS_NAMED_PRIVATE = linear_algebra.OPERATORS_NAMED_PRIVATE | {"_chunk_cat"}
@@ -1112,7 +1115,8 @@ _ONLY_WHEN = {
     "mvlgamma": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
     "matrix_power": lambda node: _is_constant_where(node, 1, lambda n: n >= 0),  # a negative power inverts
     "cov": lambda node: _is_constant(node, 2, None) and _is_constant(node, 3, None),  # without weights
-    "linalg_matrix_norm__str_ord": lambda node: _is_constant(node, 1, "fro"),  # "nuc" needs singular values
+    "linalg_matrix_norm__str_ord": lambda node: _is_constant(node, 1, "fro") or (  # "nuc": spectral.py
+        _is_constant(node, 1, "nuc") and _has_static_matrix(node, 0, _SPECTRAL_DTYPES)),
     "linalg_norm": lambda node: _is_constant(node, 1, None) or _is_constant_where(  # a vector norm
         node, 2, lambda dim: dim is not None and len(dim) == 1),
     "log_softmax__int": lambda node: _is_constant_where(node, 2, lambda dtype: dtype is not None),  # (else lowered)
@@ -1121,12 +1125,25 @@ _ONLY_WHEN = {
     **{name: lambda node: _has_dtype(node, 0, _SINGLE_PRECISION) for name in special_functions.SINGLE_PRECISION_ONLY},
     "special_zeta": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) and _has_dtype(  # (the result's dtype is
         node, 1, frozenset({node.inputs[0].type.dtype})),                               # the first argument's)
+    **{name: lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) and _has_dtype(node, 1, frozenset(
+        {node.inputs[0].type.dtype})) for name in ("igamma", "igammac")},
     # factorizations unrolled over the static sizes (linear_algebra.py), LU with partial pivoting only
     **{name: lambda node, index=index: _has_static_real_matrix(node, index)
        for name, index in linear_algebra.STATIC_MATRIX_ARGUMENT.items()},
     **{name: lambda node: _has_static_real_matrix(node, 0) and _is_constant(node, 1, True)
        for name in ("linalg_lu_factor_ex", "linalg_lu_factor", "_lu_with_info", "linalg_lu")},
+    "linalg_qr": lambda node: _has_static_real_matrix(node, 0) and _is_constant_where(  # (mode "r": Q is empty)
+        node, 1, lambda mode: mode in ("reduced", "complete")),
+    "linalg_lstsq": lambda node: _has_static_real_matrix(node, 0) and _is_constant(node, 3, "gels"),
     "linalg_tensorsolve": lambda node: _has_static_real_matrix(node, 0) and _is_constant(node, 2, None),
+    # cyclic Jacobi over the static sizes (spectral.py), in single or double precision (its tolerances' epsilon);
+    # U and V of full_matrices only when they are square
+    **{name: lambda node, index=index: _has_static_matrix(node, index, _SPECTRAL_DTYPES)
+       for name, index in spectral.STATIC_MATRIX_ARGUMENT.items()},
+    "svd": lambda node: _has_static_matrix(node, 0, _SPECTRAL_DTYPES) and (
+        _is_constant(node, 1, True) or _is_square(node, 0)),
+    "linalg_svd": lambda node: _has_static_matrix(node, 0, _SPECTRAL_DTYPES) and (
+        _is_constant(node, 1, False) or _is_square(node, 0)),
     "scaled_dot_product_attention": lambda node: _is_constant(node, 4, 0.0) and _is_constant(node, 7, False),
 }
 
@@ -1142,6 +1159,7 @@ def _is_constant_where(node: Node, index: int, condition) -> bool:
 
 _FLOATING_DTYPES = frozenset({torch.float16, torch.bfloat16, torch.float32, torch.float64})
 _SINGLE_PRECISION = frozenset({torch.float16, torch.bfloat16, torch.float32})
+_SPECTRAL_DTYPES = frozenset({torch.float32, torch.float64})
 _REAL_DTYPES = _FLOATING_DTYPES | {torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64}
 
 
@@ -1158,9 +1176,21 @@ def _has_rank(node: Node, index: int, rank: int) -> bool:
 
 def _has_static_real_matrix(node: Node, index: int) -> bool:
     """Whether the argument is a floating tensor of rank at least 2 whose sizes the type states."""
+    return _has_static_matrix(node, index, _FLOATING_DTYPES)
+
+
+def _has_static_matrix(node: Node, index: int, dtypes: frozenset) -> bool:
+    """Whether the argument is a tensor of a dtype among `dtypes`, of rank at least 2, whose sizes the type
+    states."""
     type_ = node.inputs[index].type
-    return _has_dtype(node, index, _FLOATING_DTYPES) and type_.sizes is not None and len(type_.sizes) >= 2 and \
+    return _has_dtype(node, index, dtypes) and type_.sizes is not None and len(type_.sizes) >= 2 and \
         all(size is not None for size in type_.sizes)
+
+
+def _is_square(node: Node, index: int) -> bool:
+    """Whether the argument's type states equal sizes of its last two dimensions."""
+    sizes = node.inputs[index].type.sizes
+    return sizes[-1] == sizes[-2]
 
 
 def _pool_to_fit(node: Node, dilation_index: int | None, ceil_index: int) -> bool:

@@ -13,9 +13,13 @@ torch-mlir sees slices, matmuls and selects of static shapes:
   whole triangle sums only the solved ones);
 - `_cholesky`: the Cholesky–Banachiewicz factorization, column by column, reading the lower triangle.
 `info` is LAPACK's: the 1-based index of the first zero pivot (LU) or non-positive leading minor (Cholesky), else 0.
-Singular value and eigenvalue decompositions (svd, eig, eigh, and pinv, lstsq, matrix_rank, the nuclear norm built on
-them) are iterative: no finite decomposition, they keep their operators. QR (geqrf, householder_product) and LDL
-(Bunch-Kaufman pivoting) would unroll too but are not written yet.
+- `_householder_qr`: QR by Householder reflections as geqrf computes them (dlarfg's reflector: beta of the sign
+  opposite to the diagonal's, no reflection of a column already zero below the diagonal), so that R's signs, the
+  reflectors and tau are LAPACK's; Q (orgqr, householder_product) applies the reflectors to the identity, and
+  lstsq's "gels" driver solves by QR of A (least squares) or of A^T (the least norm solution of a wide A).
+- `_bunch_kaufman`: LDL^T with Bunch and Kaufman's pivots as sytf2 chooses them (1x1 or 2x2 blocks, pivots
+  1-based and negative for a 2x2 block); a 2x2 block takes two steps of the loop, the second one idle.
+Singular value and eigenvalue decompositions are iterative: tsjit/mlir/spectral.py.
 """
 
 from __future__ import annotations
@@ -180,6 +184,160 @@ def cholesky_solve(self: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
   return _triangular_solve(lower.transpose(-2, -1), _triangular_solve(lower, self, False, False), True, False)
 def cholesky_inverse(self: Tensor, upper: bool = False) -> Tensor:
   return cholesky_solve(torch.eye(self.size(-1), dtype=self.dtype).expand_as(self), self, upper)
+def _householder_qr(A: Tensor) -> Tuple[Tensor, Tensor]:
+  # geqrf's (a, tau): R on and above the diagonal, below it the reflectors' vectors v (v_j = 1 implied),
+  # H_j = I - tau_j v v^T, A = H_0 ... H_{k-1} R
+  m = A.size(-2)
+  n = A.size(-1)
+  k = min(m, n)
+  rows = torch.arange(m).unsqueeze(-1)
+  columns = torch.arange(n)
+  steps = torch.arange(k)
+  a = A
+  tau = torch.zeros(A.size()[:-2] + [k], dtype=A.dtype)
+  for j in range(k):
+    column = a.narrow(-1, j, 1)
+    alpha = column.narrow(-2, j, 1)
+    below = rows > j
+    norm_below = torch.sqrt(torch.sum(torch.where(below, column * column, torch.zeros_like(column)), [-2], True))
+    reflect = norm_below != 0  # (else H_j = I, as dlarfg)
+    beta = torch.where(alpha >= 0, -torch.ones_like(alpha), torch.ones_like(alpha)) * torch.sqrt(
+        alpha * alpha + norm_below * norm_below)
+    tau_j = torch.where(reflect, (beta - alpha) / beta, torch.zeros_like(beta))
+    v = torch.where(rows == j, torch.ones_like(column), torch.where(
+        below, column / torch.where(reflect, alpha - beta, torch.ones_like(alpha)), torch.zeros_like(column)))
+    reflected = a - tau_j * v * torch.matmul(v.transpose(-2, -1), a)
+    pivot_column = torch.where(rows == j, torch.where(reflect, beta, alpha), torch.where(below, v, a))
+    a = torch.where(columns > j, reflected, torch.where(columns == j, pivot_column, a))
+    tau = torch.where(steps == j, tau_j.squeeze(-1), tau)
+  return a, tau
+def _reflector(a: Tensor, j: int) -> Tensor:
+  # the vector v (..., m, 1) of reflector j stored below a's diagonal
+  rows = torch.arange(a.size(-2)).unsqueeze(-1)
+  column = a.narrow(-1, j, 1)
+  return torch.where(rows == j, torch.ones_like(column), torch.where(rows > j, column, torch.zeros_like(column)))
+def _reflect(a: Tensor, tau: Tensor, B: Tensor, backwards: bool) -> Tensor:
+  # H_0 ... H_{k-1} B (backwards: the last reflector first) or H_{k-1} ... H_0 B = Q^T B
+  k = tau.size(-1)
+  x = B
+  for step in range(k):
+    j = k - 1 - step if backwards else step
+    v = _reflector(a, j)
+    x = x - tau.narrow(-1, j, 1).unsqueeze(-1) * v * torch.matmul(v.transpose(-2, -1), x)
+  return x
+def _householder_product(A: Tensor, tau: Tensor, columns: int) -> Tensor:
+  # the first `columns` columns of Q = H_0 ... H_{k-1} (orgqr)
+  identity = torch.eye(A.size(-2), columns, dtype=A.dtype) + torch.zeros(A.size()[:-1] + [columns], dtype=A.dtype)
+  return _reflect(A, tau, identity, True)
+def geqrf(self: Tensor) -> Tuple[Tensor, Tensor]:
+  return _householder_qr(self)
+def linalg_householder_product(input: Tensor, tau: Tensor) -> Tensor:
+  return _householder_product(input, tau, input.size(-1))
+def orgqr(self: Tensor, input2: Tensor) -> Tensor:
+  return _householder_product(self, input2, self.size(-1))
+def linalg_qr(A: Tensor, mode: str = "reduced") -> Tuple[Tensor, Tensor]:  # (mode "r": see _ONLY_WHEN)
+  a, tau = _householder_qr(A)
+  if mode == "complete":
+    return _householder_product(a, tau, A.size(-2)), torch.triu(a)
+  k = min(A.size(-2), A.size(-1))
+  return _householder_product(a, tau, k), torch.triu(a.narrow(-2, 0, k))
+def qr(self: Tensor, some: bool = True) -> Tuple[Tensor, Tensor]:
+  return linalg_qr(self, "reduced" if some else "complete")
+def _bunch_kaufman(A: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
+  # sytrf's (LD, pivots, info) of the symmetric matrix in A's lower triangle (..., n, n): P A P^T = L D L^T with
+  # D of 1x1 and 2x2 blocks; a 2x2 block takes two steps, the second (`skip`) only repeats the first's pivot
+  n = A.size(-1)
+  index = torch.arange(n)
+  rows = index.unsqueeze(-1)
+  a = torch.tril(A) + torch.tril(A, -1).transpose(-2, -1)  # (the trailing matrix kept symmetric)
+  scalar = torch.zeros(A.size()[:-2] + [1, 1], dtype=4)  # torch.int64, one per matrix
+  skip = scalar != 0
+  pending = scalar
+  info = scalar
+  pivots = torch.zeros(A.size()[:-2] + [n], dtype=4)
+  for k in range(n):
+    active = torch.logical_not(skip)
+    column = a.narrow(-1, k, 1)
+    absakk = torch.abs(column.narrow(-2, k, 1))
+    magnitudes = torch.where(rows > k, torch.abs(column), torch.zeros_like(column))
+    imax = torch.argmax(magnitudes, -2, True)
+    colmax = torch.amax(magnitudes, [-2], True)
+    zero = torch.logical_or(torch.maximum(absakk, colmax) == 0, torch.isnan(absakk))
+    row_imax = torch.gather(a, -2, imax.expand(imax.size()[:-1] + [n]))
+    rowmax = torch.amax(torch.where(torch.logical_and(index >= k, index != imax), torch.abs(row_imax),
+                                    torch.zeros_like(row_imax)), [-1], True)
+    alpha_colmax = 0.6403882032022076 * colmax  # (1 + sqrt(17)) / 8
+    keep = torch.logical_or(absakk >= alpha_colmax, absakk * torch.where(rowmax == 0, torch.ones_like(rowmax),
+                                                                            rowmax) >= alpha_colmax * colmax)
+    one_exchange = torch.abs(torch.gather(row_imax, -1, imax)) >= 0.6403882032022076 * rowmax
+    pivoted = torch.logical_and(active, torch.logical_not(zero))
+    two = torch.logical_and(pivoted, torch.logical_not(torch.logical_or(keep, one_exchange)))
+    kp = torch.where(torch.logical_or(zero, keep), torch.full_like(imax, k), imax)
+    kk = k + two.to(4)
+    # rows and columns kk, kp of the trailing matrix exchanged
+    order = torch.where(index == kk, kp, torch.where(index == kp, kk, index))
+    exchanged = torch.gather(torch.gather(a, -2, order.transpose(-2, -1).expand(a.size())), -1, order.expand(a.size()))
+    trailing = torch.logical_and(rows >= k, index >= k)
+    a = torch.where(torch.logical_and(torch.logical_and(pivoted, kp != kk), trailing), exchanged, a)
+    column = a.narrow(-1, k, 1)
+    d = column.narrow(-2, k, 1)
+    # a 1x1 pivot: the multipliers x / d, the trailing matrix less x x^T / d
+    one = torch.logical_and(pivoted, torch.logical_not(two))
+    inverse = 1 / torch.where(one, d, torch.ones_like(d))
+    x = torch.where(rows > k, column, torch.zeros_like(column))
+    after_one = torch.where(torch.logical_and(rows > k, index > k), a - inverse * x * x.transpose(-2, -1),
+                            torch.where(torch.logical_and(rows > k, index == k), x * inverse, a))
+    # a 2x2 pivot D = [[d, b], [b, c]]: the multipliers [x_k x_k+1] D^-1 (as sytf2 computes them)
+    second = min(k + 1, n - 1)
+    next_column = a.narrow(-1, second, 1)
+    b = torch.where(two, column.narrow(-2, second, 1), torch.ones_like(d))
+    d11 = next_column.narrow(-2, second, 1) / b
+    d22 = d / b
+    d21 = 1 / (d11 * d22 - 1) / b
+    below = rows > k + 1
+    xk = torch.where(below, column, torch.zeros_like(column))
+    xk1 = torch.where(below, next_column, torch.zeros_like(column))
+    wk = d21 * (d11 * xk - xk1)
+    wk1 = d21 * (d22 * xk1 - xk)
+    after_two = torch.where(torch.logical_and(below, index > k + 1),
+                            a - xk * wk.transpose(-2, -1) - xk1 * wk1.transpose(-2, -1),
+                            torch.where(torch.logical_and(below, index == k), wk,
+                                        torch.where(torch.logical_and(below, index == k + 1), wk1, a)))
+    a = torch.where(two, after_two, torch.where(one, after_one, a))
+    pivot = torch.where(two, -(kp + 1), kp + 1)
+    pivots = torch.where(index == k, torch.where(skip, pending, pivot).squeeze(-1), pivots)
+    pending = pivot
+    info = torch.where(torch.logical_and(torch.logical_and(active, zero), info == 0), torch.full_like(info, k + 1),
+                       info)
+    skip = two
+  return torch.tril(a), pivots.to(3), info.squeeze(-1).squeeze(-1).to(3)  # torch.int32
+def linalg_ldl_factor_ex(self: Tensor, hermitian: bool = False,
+                         check_errors: bool = False) -> Tuple[Tensor, Tensor, Tensor]:
+  return _bunch_kaufman(self)
+def linalg_ldl_factor(self: Tensor, hermitian: bool = False) -> Tuple[Tensor, Tensor]:
+  LD, pivots, info = _bunch_kaufman(self)
+  return LD, pivots
+def linalg_lstsq(self: Tensor, b: Tensor, rcond: Optional[float] = None,
+                 driver: Optional[str] = None) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+  # the "gels" driver (see _ONLY_WHEN): least squares by QR of A (m >= n), the least norm solution by QR of A^T
+  vector = b.dim() == self.dim() - 1
+  B = b.unsqueeze(-1) if vector else b
+  m = self.size(-2)
+  n = self.size(-1)
+  residuals = torch.zeros([0], dtype=self.dtype)
+  if m >= n:
+    a, tau = _householder_qr(self)
+    y = _reflect(a, tau, B, False)
+    x = _triangular_solve(a.narrow(-2, 0, n), y.narrow(-2, 0, n), True, False)
+    if m > n:
+      remainder = y.narrow(-2, n, m - n)
+      residuals = torch.sum(remainder * remainder, [-2])
+  else:
+    a, tau = _householder_qr(self.transpose(-2, -1))
+    y = _triangular_solve(a.narrow(-2, 0, m).transpose(-2, -1), B, False, False)
+    padded = torch.cat([y, torch.zeros_like(y.narrow(-2, 0, 1)).expand(y.size()[:-2] + [n - m, y.size(-1)])], -2)
+    x = _reflect(a, tau, padded, True)
+  return (x.squeeze(-1) if vector else x), residuals, torch.zeros([0], dtype=4), torch.zeros([0], dtype=self.dtype)
 """
 
 # definitions above that are operators although their names begin with an underscore (as helpers' do)
@@ -192,4 +350,6 @@ STATIC_MATRIX_ARGUMENT = {
     "linalg_tensorsolve": 0, "linalg_lu_factor_ex": 0, "linalg_lu_factor": 0, "_lu_with_info": 0, "linalg_lu": 0,
     "lu_unpack": 0, "linalg_lu_solve": 0, "lu_solve": 1, "linalg_solve_triangular": 0, "triangular_solve": 1,
     "linalg_cholesky_ex": 0, "linalg_cholesky": 0, "cholesky": 0, "cholesky_solve": 1, "cholesky_inverse": 0,
+    "geqrf": 0, "linalg_householder_product": 0, "orgqr": 0, "linalg_qr": 0, "qr": 0, "linalg_lstsq": 0,
+    "linalg_ldl_factor_ex": 0, "linalg_ldl_factor": 0,
 }

@@ -587,7 +587,7 @@ def main(argv: list[str] | None = None) -> int:
         run_all(names, options.jobs, not options.quiet, records, None if options.no_fx_cache else options.fx_cache,
                 commit)
     print(table(records))
-    print(coverage(records))
+    print(coverage(records, tuple(options.corpus.split(","))))
     if options.failures:
         print(causes(records, "tsjit"), causes(records, "fx"), sep="\n")
     print(f"\n{len(records)} programs in {time.monotonic() - started:.0f} s")

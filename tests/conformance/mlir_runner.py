@@ -324,15 +324,17 @@ def _run_program(name: str, fx_cache: Path | None) -> dict:
 def fx_cache_key(program: Program, module: Any) -> str:
     """What the FX route's outcomes depend on, hashed: the program (its name, the source of its builder, inputs
     and classes, the module's description, and every tensor it holds or receives), the versions of torch,
-    torch-mlir and IREE, and the code of this file and tsjit.mlir.iree that compares and runs it (the FX route
-    uses none of tsjit's lowering)."""
+    torch-mlir and IREE, and the code that lowers, compares and runs it: the functions of this file the FX route
+    calls (not the whole file, so that editing the table or the pool keeps the cache) and tsjit.mlir.iree (the FX
+    route uses none of tsjit's lowering)."""
     import tsjit.mlir.iree
 
     digest = hashlib.sha256()
     parts = [program.name, _source_of(program.build), _source_of(program.make_inputs), repr(module),
              *sorted({_source_of(type(m)) for m in module.modules()}), torch.__version__,
              *(importlib.metadata.version(d) for d in ("torch-mlir", "iree-base-compiler", "iree-base-runtime")),
-             Path(__file__).read_text(), Path(tsjit.mlir.iree.__file__).read_text()]
+             *(_source_of(code) for code in _FX_OUTCOME_CODE), repr((FX_ENTRY, PASS, NOT_EXPRESSED)),
+             Path(tsjit.mlir.iree.__file__).read_text()]
     if isinstance(module, _Function):
         parts.append(_source_of(module.function))
     for part in parts:
@@ -340,6 +342,11 @@ def fx_cache_key(program: Program, module: Any) -> str:
     for tensor in [*module.state_dict().values(), *_leaves(program.inputs())]:
         digest.update(_tensor_bytes(tensor) if isinstance(tensor, torch.Tensor) else repr(tensor).encode())
     return digest.hexdigest()
+
+
+# What the FX route's outcomes are computed by, in this file (fx_cache_key hashes their source).
+_FX_OUTCOME_CODE = (run_program, _run_program, eager, _seeded, _mismatch, fx_route, _result_count, _entry, _Function,
+                    _leaves, _result_type, _guarded, _raise_error, on_iree, _generic_text, cause_of)
 
 
 def _source_of(thing: Any) -> str:

@@ -358,8 +358,6 @@ EXPECTED_FAILURES: dict[tuple[str, str], str] = {
     ('opdb:nn.functional.max_unpool3d.grad', 'linalg-on-tensors'): 'convert-torch-to-linalg: torch.aten.max_unpool3d',
     ('opdb:nn.functional.max_unpool3d.grad', 'stablehlo'): 'torch-finalizing-backend-type-conversion-for-stablehlo: torch.constant.int',
     ('opdb:nn.functional.max_unpool3d.grad', 'tosa'): 'convert-torch-to-tosa: torch.aten.max_unpool3d',
-    ('opdb:nn.functional.scaled_dot_product_attention', 'stablehlo'): 'torch-finalizing-backend-type-conversion-for-stablehlo: torch.constant.float',
-    ('opdb:nn.functional.scaled_dot_product_attention', 'tosa'): 'convert-torch-to-tosa: torch.aten.scaled_dot_product_attention',
     ('opdb:pinverse', 'linalg-on-tensors'): 'torch-lower-to-backend-contract: torch.operator',
     ('opdb:pinverse', 'stablehlo'): 'torch-lower-to-backend-contract: torch.operator',
     ('opdb:pinverse', 'tosa'): 'torch-lower-to-backend-contract: torch.operator',

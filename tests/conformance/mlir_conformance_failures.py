@@ -344,8 +344,6 @@ EXPECTED_FAILURES: dict[tuple[str, str], str] = {
     ('opdb:nn.functional.max_unpool3d.grad', 'linalg-on-tensors'): 'convert-torch-to-linalg: torch.aten.max_unpool3d',
     ('opdb:nn.functional.max_unpool3d.grad', 'stablehlo'): 'torch-finalizing-backend-type-conversion-for-stablehlo: torch.constant.int',
     ('opdb:nn.functional.max_unpool3d.grad', 'tosa'): 'convert-torch-to-tosa: torch.aten.max_unpool3d',
-    ('opdb:nn.functional.scaled_dot_product_attention', 'stablehlo'): 'torch-finalizing-backend-type-conversion-for-stablehlo: torch.constant.float',
-    ('opdb:nn.functional.scaled_dot_product_attention', 'tosa'): 'convert-torch-to-tosa: torch.aten.scaled_dot_product_attention',
     ('opdb:pinverse', 'stablehlo'): 'torch-finalizing-backend-type-conversion-for-stablehlo: torch.constant.int',
     ('opdb:pinverse', 'tosa'): 'convert-torch-to-tosa: torch.prim.Loop',
     ('opdb:put', 'tosa'): 'convert-torch-to-tosa: torch.aten.scatter_add',

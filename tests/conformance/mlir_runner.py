@@ -19,10 +19,13 @@ twice runs alone, where a crash is its own. IREE artifacts are cached on disk (t
 run only lowers and runs. The FX route's outcomes do not depend on tsjit's lowering: they are cached on disk
 (`--fx-cache`, see fx_cache_key) by the program's source and data and the versions of torch, torch-mlir and IREE,
 so that a rerun pays only tsjit's route. Each record keeps the CPU seconds its program cost (the worker's own and
-those of its child processes, iree-compile's included), which the table sums.
+those of its child processes, iree-compile's included), which the table sums, and those of its stages (lowering
+per route, IREE's compilations), and the code version it was measured with: `--json FILE --resume` accumulates a
+whole-corpus run across sessions, and the table says which versions it mixes.
 
     python tests/conformance/mlir_runner.py [--corpus opdb,nn,e2e] [--only REGEX] [--every K] [--jobs N]
-        [--shard I/N] [--json FILE] [--merge FILE...] [--failures] [--write-expected] [--fx-cache DIR | --no-fx-cache]
+        [--shard I/N] [--json FILE [--resume]] [--merge FILE...] [--failures] [--write-expected]
+        [--fx-cache DIR | --no-fx-cache]
 """
 
 from __future__ import annotations
@@ -61,7 +64,11 @@ WITHOUT_CONTROL_FLOW = ("tosa", "stablehlo")
 PASS = "pass"
 NOT_EXPRESSED = "not expressed"
 PROGRAM_TIMEOUT_SECONDS = 600
+TIMED_OUT = "no result within"
 DEFAULT_FX_CACHE = Path.home() / ".cache" / "tsjit" / "mlir-fx-route"
+# The FX route's entry function is renamed from export_and_import's `main` to tsjit's: where both routes lower a
+# program to the same module (most op_db functions), the text is then identical and IREE compiles it once.
+FX_ENTRY = "forward"
 
 
 # ---- eager ------------------------------------------------------------------------------------------------------
@@ -109,7 +116,7 @@ def tsjit_route(program: Program, timing: dict) -> tuple[dict[str, Any], str | N
     import tsjit.mlir
     from tsjit.mlir.pipelines import lower
 
-    started = time.perf_counter()
+    started = _cpu_seconds()
     try:
         target = tsjit.script(program.build())
     except Exception as error:  # noqa: BLE001  (a program the front end refuses is not expressed)
@@ -125,7 +132,7 @@ def tsjit_route(program: Program, timing: dict) -> tuple[dict[str, Any], str | N
             lowered[backend] = lower(_raise_error(torch_level[variant]), backend)
         except Exception as error:  # noqa: BLE001
             lowered[backend] = error
-    timing["lower"] = time.perf_counter() - started
+    timing["lower"] = _cpu_seconds() - started
     return lowered, None
 
 
@@ -140,7 +147,7 @@ def fx_route(program: Program, module: Any, timing: dict) -> tuple[dict[str, Any
     from tsjit.ir import types as ts
     from tsjit.mlir.pipelines import LoweredModule
 
-    started = time.perf_counter()
+    started = _cpu_seconds()
     inputs = program.inputs()
     try:
         exported = torch.export.export(module, inputs, strict=False)
@@ -155,23 +162,28 @@ def fx_route(program: Program, module: Any, timing: dict) -> tuple[dict[str, Any
             with _raise_error(contract).context:
                 mlir = ir.Module.parse(contract.operation.get_asm())
                 mlir = lower_mlir_module(False, OutputType.get(backend), mlir)
+                _entry(mlir).attributes["sym_name"] = ir.StringAttr.get(FX_ENTRY)
             # inputs the program writes (batch_norm's running statistics) come back first, before its results
             mutated = _result_count(mlir) - len(_leaves([expected]))
             result_type = ts.TupleType([ts.TensorType.get()] * mutated + [_result_type(expected)]) if mutated \
                 else _result_type(expected)
-            lowered[backend] = LoweredModule(mlir, backend, "main", input_types, result_type)
+            lowered[backend] = LoweredModule(mlir, backend, FX_ENTRY, input_types, result_type)
             lowered[backend].mutated_inputs = mutated
         except Exception as error:  # noqa: BLE001
             lowered[backend] = error
-    timing["lower"] = time.perf_counter() - started
+    timing["lower"] = _cpu_seconds() - started
     return lowered, None
 
 
 def _result_count(module) -> int:
     from torch_mlir import ir
 
-    main = next(op for op in module.body.operations if op.operation.name == "func.func")
-    return len(ir.FunctionType(ir.TypeAttr(main.operation.attributes["function_type"]).value).results)
+    return len(ir.FunctionType(ir.TypeAttr(_entry(module).attributes["function_type"]).value).results)
+
+
+def _entry(module):
+    """The module's (first) function: export_and_import's `main`."""
+    return next(op for op in module.body.operations if op.operation.name == "func.func").operation
 
 
 class _Function(torch.nn.Module):
@@ -220,9 +232,9 @@ def on_iree(lowered: Any, program: Program, expected: Any, deterministic: bool, 
         return cause_of(lowered)
     try:
         text = lowered.generic_text() if hasattr(lowered, "generic_text") else _generic_text(lowered.module)
-        started = time.perf_counter()
+        started = _cpu_seconds()
         vmfb = iree.compile_cached(text, iree.input_type(lowered.output_type))
-        timing["iree"] = timing.get("iree", 0.0) + time.perf_counter() - started
+        timing["iree"] = timing.get("iree", 0.0) + _cpu_seconds() - started
         got = _seeded(iree.CompiledProgram(vmfb, lowered), _leaves(program.inputs()))
         if getattr(lowered, "mutated_inputs", 0):
             got = got[-1]
@@ -273,7 +285,7 @@ def _cpu_seconds() -> float:
 
 
 def _expire(signum, frame):
-    raise TimeoutError(f"no result within {PROGRAM_TIMEOUT_SECONDS} s")
+    raise TimeoutError(f"{TIMED_OUT} {PROGRAM_TIMEOUT_SECONDS} s")
 
 
 def _run_program(name: str, fx_cache: Path | None) -> dict:
@@ -312,15 +324,17 @@ def _run_program(name: str, fx_cache: Path | None) -> dict:
 def fx_cache_key(program: Program, module: Any) -> str:
     """What the FX route's outcomes depend on, hashed: the program (its name, the source of its builder, inputs
     and classes, the module's description, and every tensor it holds or receives), the versions of torch,
-    torch-mlir and IREE, and the code of this file and tsjit.mlir.iree that compares and runs it (the FX route
-    uses none of tsjit's lowering)."""
+    torch-mlir and IREE, and the code that lowers, compares and runs it: the functions of this file the FX route
+    calls (not the whole file, so that editing the table or the pool keeps the cache) and tsjit.mlir.iree (the FX
+    route uses none of tsjit's lowering)."""
     import tsjit.mlir.iree
 
     digest = hashlib.sha256()
     parts = [program.name, _source_of(program.build), _source_of(program.make_inputs), repr(module),
              *sorted({_source_of(type(m)) for m in module.modules()}), torch.__version__,
              *(importlib.metadata.version(d) for d in ("torch-mlir", "iree-base-compiler", "iree-base-runtime")),
-             Path(__file__).read_text(), Path(tsjit.mlir.iree.__file__).read_text()]
+             *(_source_of(code) for code in _FX_OUTCOME_CODE), repr((FX_ENTRY, PASS, NOT_EXPRESSED)),
+             Path(tsjit.mlir.iree.__file__).read_text()]
     if isinstance(module, _Function):
         parts.append(_source_of(module.function))
     for part in parts:
@@ -328,6 +342,11 @@ def fx_cache_key(program: Program, module: Any) -> str:
     for tensor in [*module.state_dict().values(), *_leaves(program.inputs())]:
         digest.update(_tensor_bytes(tensor) if isinstance(tensor, torch.Tensor) else repr(tensor).encode())
     return digest.hexdigest()
+
+
+# What the FX route's outcomes are computed by, in this file (fx_cache_key hashes their source).
+_FX_OUTCOME_CODE = (run_program, _run_program, eager, _seeded, _mismatch, fx_route, _result_count, _entry, _Function,
+                    _leaves, _result_type, _guarded, _raise_error, on_iree, _generic_text, cause_of)
 
 
 def _source_of(thing: Any) -> str:
@@ -352,26 +371,27 @@ def _write_atomically(path: Path, text: str) -> None:
 
 # ---- the pool -------------------------------------------------------------------------------------------------
 def run_all(names: list[str], jobs: int, progress: bool = False, records: dict | None = None,
-            fx_cache: Path | None = None) -> dict[str, dict]:
+            fx_cache: Path | None = None, commit: str = "") -> dict[str, dict]:
     """Every program's record, from `jobs` worker processes; programs that break the pool twice run alone.
-    `records` receives them as they come (a JSONFile saves each)."""
+    `records` receives them as they come (a JSONFile saves each), each stamped with the code version `commit`."""
     records = {} if records is None else records
     strikes: collections.Counter = collections.Counter()
     pending = list(names)
     while pending:
         alone = [n for n in pending if strikes[n] >= 2]
         shared = [n for n in pending if strikes[n] < 2]
-        broken = _run_pool(shared, jobs, records, progress, fx_cache) if shared else []
+        broken = _run_pool(shared, jobs, records, progress, fx_cache, commit) if shared else []
         for name in alone:
-            if _run_pool([name], 1, records, progress, fx_cache):
-                records[name] = {"name": name, "eager": True, "outcomes": {}, "timing": {},
+            if _run_pool([name], 1, records, progress, fx_cache, commit):
+                records[name] = {"name": name, "eager": True, "outcomes": {}, "timing": {}, "commit": commit,
                                  "failure": "crashed: the worker process died in torch-mlir or IREE"}
         strikes.update(broken)
         pending = broken
     return records
 
 
-def _run_pool(names: list[str], jobs: int, records: dict, progress: bool, fx_cache: Path | None) -> list[str]:
+def _run_pool(names: list[str], jobs: int, records: dict, progress: bool, fx_cache: Path | None,
+              commit: str) -> list[str]:
     """Run `names` in a fresh pool; the names left unfinished when a worker died."""
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
@@ -379,7 +399,7 @@ def _run_pool(names: list[str], jobs: int, records: dict, progress: bool, fx_cac
         broken = []
         for future in concurrent.futures.as_completed(futures):
             try:
-                records[futures[future]] = future.result()
+                records[futures[future]] = {**future.result(), "commit": commit}
             except concurrent.futures.process.BrokenProcessPool:
                 broken.append(futures[future])
                 continue
@@ -395,15 +415,30 @@ def _print_progress(record: dict, count: int) -> None:
 
 
 class JSONFile(dict):
-    """Records written to a JSON file as each arrives, so that an interrupted run keeps what it measured."""
+    """Records written to a JSON file as each arrives, so that an interrupted run keeps what it measured. The
+    records the file already holds are kept (a program run again replaces its own): a whole-corpus run accumulates
+    across sessions, shard by shard (one process per file at a time; --merge combines files)."""
 
     def __init__(self, path: Path):
-        super().__init__()
+        super().__init__(json.loads(path.read_text()) if path.exists() else {})
         self.path = path
 
     def __setitem__(self, key: str, value: dict) -> None:
         super().__setitem__(key, value)
         self.path.write_text(json.dumps(self))
+
+
+def code_version() -> str:
+    """The commit of this checkout (`+dirty` when tsjit/ or tests/ has uncommitted changes): what a record was
+    measured with, so that a table accumulated across sessions says which versions it mixes."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        found = subprocess.run(["git", "-C", str(HERE), *args], capture_output=True, text=True)
+        return found.stdout.strip() if found.returncode == 0 else ""
+
+    commit = git("rev-parse", "--short=12", "HEAD") or "unknown"
+    return commit + ("+dirty" if git("status", "--porcelain", "--", "../../tsjit", "..") else "")
 
 
 # ---- the table ----------------------------------------------------------------------------------------------------
@@ -439,11 +474,25 @@ def table(records: dict[str, dict]) -> str:
                      f"({100 * linalg / len(opdb):.1f}%; {unreproducible} more draw random numbers or read "
                      f"uninitialized memory: compared by dtype and shape, not counted)")
     lines.append(_compile_cost(ran))
+    commits = collections.Counter(r.get("commit", "unknown") for r in records.values())
+    lines.append("code versions: " + ", ".join(f"{c} ({n} programs)" for c, n in commits.most_common()))
     return "\n".join(lines)
 
 
+def coverage(records: dict[str, dict], corpora: tuple[str, ...] = CORPORA) -> str:
+    """How much of each corpus the records cover (programs eager rejects and op_db functions without a sample
+    count as covered: they were looked at)."""
+    names = mlir_programs.program_names(corpora)
+    parts = []
+    for corpus in corpora:
+        total = [n for n in names if n.startswith(corpus + ":")]
+        parts.append(f"{corpus} {sum(n in records for n in total)}/{len(total)}")
+    return "covers " + ", ".join(parts)
+
+
 def _compile_cost(records: list[dict]) -> str:
-    """Median seconds per program: lowering to the three backends, and IREE's three compilations."""
+    """Median CPU seconds per program (its process's and iree-compile's: on a shared machine wall-clock time
+    measures the other load): lowering to the three backends, and IREE's three compilations."""
     parts = []
     for route in ROUTES:
         timings = [r["timing"].get(route, {}) for r in records]
@@ -456,7 +505,7 @@ def _compile_cost(records: list[dict]) -> str:
     cached = sum(bool(r.get("fx_cached")) for r in records)
     spent = f"\nCPU per program: median {statistics.median(cpu):.1f} s, total {sum(cpu):.0f} s over {len(cpu)} " \
         f"programs (FX route from the cache for {cached})" if cpu else ""
-    return "median per program (three backends): " + "; ".join(parts) + \
+    return "median CPU per program (three backends): " + "; ".join(parts) + \
         " (IREE times are cache hits where the disk cache had the artifact; FX's as first measured where cached)" + \
         spent
 
@@ -515,7 +564,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=1, help="every k-th program")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
     parser.add_argument("--shard", default="0/1", help="i/n: the i-th of n interleaved parts of the selection")
-    parser.add_argument("--json", type=Path, help="also write the records to this file")
+    parser.add_argument("--json", type=Path, help="also write the records to this file (its records are kept)")
+    parser.add_argument("--resume", action="store_true",
+                        help="with --json: skip programs the file has a record of (except those that timed out)")
     parser.add_argument("--merge", type=Path, nargs="+", help="summarize the records of --json files")
     parser.add_argument("--failures", action="store_true", help="print the failure causes per backend")
     parser.add_argument("--write-expected", action="store_true", help="record tsjit's failures as expected")
@@ -528,19 +579,26 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.monotonic()
     records: dict[str, dict] = {}
+    commit = code_version()
     if options.merge:
         for part in options.merge:
             records.update(json.loads(part.read_text()))
     else:
+        if options.resume and not options.json:
+            parser.error("--resume needs --json FILE")
         index, count = (int(n) for n in options.shard.split("/"))
         names = select(tuple(options.corpus.split(",")), options.only, options.every, (index, count))
-        records = run_all(names, options.jobs, not options.quiet, JSONFile(options.json) if options.json else None,
-                          None if options.no_fx_cache else options.fx_cache)
+        records = JSONFile(options.json) if options.json else {}
+        if options.resume:  # (a program that ran out of time ran on a loaded machine: it runs again)
+            names = [n for n in names if n not in records or records[n].get("failure", "").startswith(TIMED_OUT)]
+        run_all(names, options.jobs, not options.quiet, records, None if options.no_fx_cache else options.fx_cache,
+                commit)
     print(table(records))
+    print(coverage(records, tuple(options.corpus.split(","))))
     if options.failures:
         print(causes(records, "tsjit"), causes(records, "fx"), sep="\n")
     print(f"\n{len(records)} programs in {time.monotonic() - started:.0f} s")
-    if options.write_expected:
+    if options.write_expected:  # (from every record given: the table above lists the code versions they mix)
         write_expected(records, HERE / "mlir_conformance_failures.py")
         return 0
     problems = check_expectations(records, EXPECTED_FAILURES)

@@ -9,6 +9,8 @@ modules in evaluation mode, and e2e functions and modules with control flow and 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 pytest.importorskip("torch_mlir")
@@ -57,3 +59,22 @@ def test_fx_cache_key_follows_the_program_and_its_data():
     assert key("nn:Linear") == key("nn:Linear")
     assert key("nn:Linear") != key("nn:LayerNorm")
     assert key("nn:Linear") != key("nn:Linear", lambda m: m.weight.data.add_(1))
+
+
+def test_a_json_file_keeps_its_records_and_a_resumed_run_skips_them(tmp_path, capsys):
+    """Records accumulate in the --json file across runs; --resume runs only the programs it lacks, and the table
+    names the code versions the records mix."""
+    from mlir_runner import ROUTES, JSONFile, main
+
+    path = tmp_path / "records.json"
+    record = {"name": "nn:Linear", "eager": True, "reproducible": True, "timing": {}, "cpu": 1.0, "commit": "abc",
+              "outcomes": {f"{route} {backend}": PASS for route in ROUTES for backend in BACKENDS}}
+    path.write_text(json.dumps({"nn:Linear": record}))
+    records = JSONFile(path)
+    assert records["nn:Linear"] == record
+    records["nn:ReLU"] = {**record, "name": "nn:ReLU", "commit": "def"}
+    assert set(json.loads(path.read_text())) == {"nn:Linear", "nn:ReLU"}
+    assert main(["--corpus", "nn", "--only", "^nn:(Linear|ReLU)$", "--json", str(path), "--resume", "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "code versions: abc (1 programs), def (1 programs)" in printed and "covers nn 2/" in printed
+    assert "2 programs in" in printed and json.loads(path.read_text())["nn:ReLU"]["commit"] == "def"

@@ -97,6 +97,35 @@ def test_module_with_submodules_on_two_sizes_from_one_compilation():
             assert_close(run(x), eager(x))
 
 
+class Refiner(nn.Module):
+    """A submodule applied as many times as tensor data says, then a head: the issue's two dynamic cases in one
+    program."""
+
+    def __init__(self, width: int = 8):
+        super().__init__()
+        self.block = Block(width)
+        self.head = nn.Linear(width, 3)
+
+    def forward(self, x, counts):
+        for _ in range(int(counts.sum())):
+            x = self.block(x)
+        return self.head(x)
+
+
+def test_data_dependent_loop_over_submodules_on_two_sizes_from_one_compilation():
+    torch.manual_seed(0)
+    eager = Refiner().eval()
+    lowered = tsjit.mlir.compile(tsjit.script(eager), [([-1, -1, 8], torch.float32), ([-1], torch.int64)],
+                                 output_type="linalg-on-tensors")
+    text = str(lowered)
+    assert "tensor<?x?x8xf32>" in text and "scf.for" in text
+    run = iree.compile(lowered)
+    for shape, counts in (((1, 4, 8), [1, 1]), ((3, 9, 8), [2, 0, 1])):
+        x, counts = torch.randn(*shape), torch.tensor(counts)
+        with torch.no_grad():
+            assert_close(run(x, counts), eager(x, counts))
+
+
 def doubled(x: torch.Tensor):
     return x * 2.0
 

@@ -33,8 +33,11 @@ graphviz:
 	    echo "Graphviz's dot is missing (apt-get install graphviz): graph pictures are unavailable, their tests skip"; \
 	  fi; }
 
+# pytest-xdist runs the suite on every core, a test file per worker at a time (--dist loadfile keeps a file's
+# tests, and the module-level state they build, in one process); TEST_JOBS=0 runs it in this process
+TEST_JOBS ?= auto
 test: bytecode lint graphviz
-	TSJIT_LINT=1 $(PY) -m pytest -q -p no:cacheprovider tests
+	TSJIT_LINT=1 $(PY) -m pytest -q -p no:cacheprovider -n $(TEST_JOBS) --dist loadfile --durations=15 tests
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check tsjit tests examples bench

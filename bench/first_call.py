@@ -104,7 +104,8 @@ def measure(compiler_name: str, workload: str, warm: bool, rounds: int) -> dict[
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
     best: dict[str, float] = {}
     for _ in range(rounds):
-        command = [sys.executable, "-m", "bench.first_call", compiler_name, workload] + (["--warm"] if warm else [])
+        command = [sys.executable, "-m", "bench.first_call", compiler_name, workload, str(torch.get_num_threads())]
+        command += ["--warm"] if warm else []
         output = subprocess.run(command, capture_output=True, text=True, check=True, env=env, cwd=root).stdout
         for key, seconds in json.loads(output.splitlines()[-1]).items():
             best[key] = min(best.get(key, seconds), seconds)
@@ -130,9 +131,12 @@ def bench_first_call(rounds: int) -> None:
 
 
 def main() -> None:
-    """The child process: `python -m bench.first_call COMPILER WORKLOAD [--warm]` prints one JSON line."""
-    compiler_name, workload = sys.argv[1:3]
-    print(json.dumps(measure_in_this_process(compiler_name, workload, warm="--warm" in sys.argv[3:])))
+    """The child process: `python -m bench.first_call COMPILER WORKLOAD THREADS [--warm]` prints one JSON line;
+    THREADS is the parent's torch thread count (`--threads`: idle OpenMP threads spinning on a loaded machine
+    would be counted as the process's CPU time)."""
+    compiler_name, workload, threads = sys.argv[1:4]
+    torch.set_num_threads(int(threads))
+    print(json.dumps(measure_in_this_process(compiler_name, workload, warm="--warm" in sys.argv[4:])))
 
 
 if __name__ == "__main__":

@@ -199,16 +199,20 @@ def _nearest(x: Tensor, dim: int, out: int, scale_factors: Optional[List[float]]
   ratio = _source_ratio(size, out, scale_factors, i)
   index = torch.clamp(torch.floor(torch.arange(out, dtype=6) * ratio).to(3), 0, size - 1)  # (float32, as ATen)
   return x.index_select(dim, index)
-def _linear(x: Tensor, dim: int, out: int, align_corners: bool, scale_factors: Optional[List[float]], i: int) -> Tensor:
-  size = x.size(dim)
-  position = torch.arange(out, dtype=x.dtype)
+def _source_position(size: int, out: int, align_corners: bool, scale_factors: Optional[List[float]], i: int,
+                     dtype: int) -> Tensor:
+  position = torch.arange(out, dtype=dtype)
   if align_corners:
     ratio = 0.0
     if out > 1:
       ratio = float(size - 1) / float(out - 1)
-    source = position * ratio
-  else:
-    source = torch.clamp((position + 0.5) * _source_ratio(size, out, scale_factors, i) - 0.5, 0.0)
+    return position * ratio
+  return (position + 0.5) * _source_ratio(size, out, scale_factors, i) - 0.5
+def _linear(x: Tensor, dim: int, out: int, align_corners: bool, scale_factors: Optional[List[float]], i: int) -> Tensor:
+  size = x.size(dim)
+  source = _source_position(size, out, align_corners, scale_factors, i, x.dtype)
+  if not align_corners:
+    source = torch.clamp(source, 0.0)
   low = torch.floor(source).to(3)  # (int32: TOSA casts no float to int64)
   high = torch.clamp(low + 1, 0, size - 1)
   weight = source - low.to(x.dtype)
@@ -222,14 +226,7 @@ def _cubic_far(t: Tensor) -> Tensor:
   return ((-0.75 * t + 3.75) * t - 6.0) * t + 3.0
 def _cubic(x: Tensor, dim: int, out: int, align_corners: bool, scale_factors: Optional[List[float]], i: int) -> Tensor:
   size = x.size(dim)
-  position = torch.arange(out, dtype=x.dtype)
-  if align_corners:
-    ratio = 0.0
-    if out > 1:
-      ratio = float(size - 1) / float(out - 1)
-    source = position * ratio
-  else:
-    source = (position + 0.5) * _source_ratio(size, out, scale_factors, i) - 0.5
+  source = _source_position(size, out, align_corners, scale_factors, i, x.dtype)
   floor = torch.floor(source)
   t = source - floor
   base = floor.to(3)  # (int32, as in _linear)

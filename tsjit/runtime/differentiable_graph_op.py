@@ -42,7 +42,7 @@ from tsjit.ir.types import OptionalType, TensorType, Type
 from tsjit.passes.pass_runner import run_pass
 from tsjit.passes.transpose_weight_gradients import transpose_weight_gradients
 from tsjit.runtime.autodiff import FALLBACK, Gradient, differentiate, unpack_gradient
-from tsjit.runtime.graph_executor import ArgumentSpec, ExecutionPlan, GraphExecutor, optimize_graph
+from tsjit.runtime.graph_executor import GraphExecutor
 from tsjit.runtime.operations import Operation
 
 
@@ -244,11 +244,9 @@ class _BackwardExecutor(GraphExecutor):
     """df's executor: after the pipeline, its plans compute weight gradients in the weights' own layout
     (passes/transpose_weight_gradients.py), which autograd then keeps as they are."""
 
-    def _build_plan(self, spec: ArgumentSpec) -> ExecutionPlan:
-        graph = self._specialized_graph(spec)
-        optimize_graph(graph)
+    def _optimize(self, graph: Graph) -> None:
+        super()._optimize(graph)
         run_pass(transpose_weight_gradients, graph)
-        return ExecutionPlan(graph)
 
 
 def _as_list(result: Any, count: int) -> list[Any]:

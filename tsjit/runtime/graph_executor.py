@@ -477,8 +477,12 @@ class GraphExecutor:
         """A new plan: the graph copied, specialized to the spec and optimized."""
         graph = self._specialized_graph(spec)
         if self.optimize:
-            optimize_graph(graph)
+            self._optimize(graph)
         return ExecutionPlan(graph)
+
+    def _optimize(self, graph: Graph) -> None:
+        """The optimization pipeline a plan's graph goes through (a subclass may add passes after it)."""
+        optimize_graph(graph)
 
     def _specialized_graph(self, spec: ArgumentSpec) -> Graph:
         graph = self.graph.copy()

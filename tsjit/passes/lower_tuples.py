@@ -18,10 +18,14 @@ from tsjit.ir.symbols import prim
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
 
 
-def lower_simple_tuples(graph: Graph) -> bool:
-    """Forward tuple elements from their TupleConstruct; returns whether anything changed."""
+def lower_simple_tuples(graph: Graph, remove_dead: bool = True) -> bool:
+    """Forward tuple elements from their TupleConstruct, then remove dead code (as TorchScript's pass, even when
+    nothing was lowered: the frontend's cleanups rely on it); returns whether anything changed. With `remove_dead`
+    False, the caller removes dead code itself when this returns True (the executor's graphs are already clean)."""
     changed = _lower_block(graph.block)
-    return eliminate_dead_code(graph) or changed
+    if remove_dead:
+        changed = eliminate_dead_code(graph) or changed
+    return changed
 
 
 def _lower_block(block: Block) -> bool:

@@ -38,11 +38,13 @@ class State(enum.Enum):
     UNKNOWN = "unknown"
 
 
-def specialize_autograd_zero(graph: Graph) -> bool:
-    """Fold undefined-tensor checks and gradient additions the input spec decides; whether anything changed."""
+def specialize_autograd_zero(graph: Graph, remove_dead: bool = True) -> bool:
+    """Fold undefined-tensor checks and gradient additions the input spec decides, then (unless `remove_dead` is
+    False, for a caller that eliminates dead code itself once after several passes) remove what that left dead;
+    whether anything changed."""
     specializer = _Specializer(graph)
     specializer.run()
-    if specializer.changed:
+    if specializer.changed and remove_dead:
         eliminate_dead_code(graph)
     return specializer.changed
 

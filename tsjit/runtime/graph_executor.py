@@ -210,9 +210,14 @@ def run_required_passes(graph: Graph) -> bool:
     """What the spec says about undefined tensors, folded (seed: "Required Passes": specializeUndef: in a
     backward graph, the guards and sums of gradients autograd passed as None), and tuples built only to be taken
     apart (inlined calls leave many) lowered. tsjit's backward graphs hold no GradOf nodes (autodiff.py writes
-    their lowered form), so there is nothing to lower there."""
-    changed = run_pass(specialize_autograd_zero, graph)
-    return run_pass(lower_simple_tuples, graph) or changed
+    their lowered form), so there is nothing to lower there. Dead code is removed once after both, and only if
+    they changed something: the graphs come from the frontend's cleanups, already without dead code, and each
+    elimination in a graph that writes in place builds an AliasDb (milliseconds before a first result)."""
+    changed = run_pass(specialize_autograd_zero, graph, remove_dead=False)
+    changed = run_pass(lower_simple_tuples, graph, remove_dead=False) or changed
+    if changed:
+        run_pass(eliminate_dead_code, graph)
+    return changed
 
 
 def run_inference_passes(graph: Graph) -> bool:

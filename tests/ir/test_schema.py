@@ -92,6 +92,19 @@ def test_every_torch_schema_parses_to_the_same_fields(torch_schemas):
     assert not differences, differences[:5]
 
 
+def test_common_shapes_parse_as_the_whole_parser_parses_them(torch_schemas):
+    """parse_schema reads most schemas argument by argument, each argument parsed once (_parse_common_shape);
+    the result is the whole parser's, field for field, for every schema torch has."""
+    from tsjit.ir.schema import _parse_common_shape, _SchemaParser
+
+    texts = sorted({str(s) for s in torch_schemas})
+    common = [(text, _parse_common_shape(text)) for text in texts]
+    differences = [text for text, schema in common if schema is not None
+                   and (schema != _SchemaParser(text).parse_exactly_one_declaration() or str(schema) != text)]
+    assert not differences, differences[:5]
+    assert sum(schema is not None for _, schema in common) > 0.9 * len(texts)
+
+
 def test_varargs_and_containers_seen_in_torch_schemas(torch_schemas):
     texts = {str(s) for s in torch_schemas}
     printed = "prim::Print(...) -> ()"

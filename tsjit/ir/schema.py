@@ -57,6 +57,7 @@ from tsjit.source.lexer import (
     TK_TRUE,
     Lexer,
     Token,
+    is_identifier,
     parse_string_literal,
 )
 from tsjit.source.source_range import Source
@@ -269,7 +270,119 @@ def parse_schema(text: str) -> FunctionSchema:
 
 def parse_schema_or_name(text: str) -> FunctionSchema | OperatorName:
     """A full schema, or just an operator name (`aten::add.Tensor`) when no argument list follows."""
-    return _SchemaParser(text).parse_exactly_one_declaration()
+    common = _parse_common_shape(text)
+    return common if common is not None else _SchemaParser(text).parse_exactly_one_declaration()
+
+
+# ---- the common shape, by its arguments ------------------------------------------------------------------------
+# Overload matching parses every overload it tries (an encoder layer's first call: 155 schemas, at ~100 µs each
+# through the lexer), yet the same few arguments recur across them: `Tensor self`, `Scalar other`, `*`,
+# `Tensor(a!) out`. A schema on one line, without strings, comments or `...`, is cut at its top-level commas and
+# each argument parsed once per process (by the same parser, alone); anything else, and any argument that does
+# not parse alone or whose meaning depends on the others (a bare `!`), goes through the whole parser, which
+# reports an error where it is in the text.
+_COMMON_SHAPE = re.compile(r"((?:[A-Za-z_][A-Za-z0-9_]*::)?[A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?"
+                           r"\((.*)\) -> (.+)", re.DOTALL)
+_UNCOMMON = re.compile(r"[\n\r\"'#\\]|\.\.\.")
+_PARSED_ARGUMENTS: dict[tuple[str, str], Argument | None] = {}  # by (text, "return" / "kwarg" / "positional")
+
+
+def _parse_common_shape(text: str) -> FunctionSchema | None:
+    """The schema in `text` if it has the common shape and each of its arguments parses alone, else None."""
+    match = _COMMON_SHAPE.fullmatch(text)
+    if match is None or _UNCOMMON.search(text) is not None:
+        return None
+    name, overload, arguments_text, returns_text = match.groups()
+    overload = overload or ""
+    if not all(is_identifier(part) for part in name.split("::")) or overload == "default" \
+            or overload.startswith("__"):
+        return None
+    arguments = _common_arguments(arguments_text)
+    returns = _common_returns(returns_text)
+    if arguments is None or returns is None:
+        return None
+    return FunctionSchema(name, overload, arguments, returns)
+
+
+def _common_arguments(text: str) -> tuple[Argument, ...] | None:
+    pieces = _top_level_pieces(text)
+    if pieces is None:
+        return None
+    arguments, role = [], "positional"
+    for piece in pieces:
+        if piece == "*":
+            role = "kwarg"
+            continue
+        argument = _argument_alone(piece, role)
+        if argument is None:
+            return None
+        arguments.append(argument)
+    return tuple(arguments)
+
+
+def _common_returns(text: str) -> tuple[Argument, ...] | None:
+    """`Tensor`, `Tensor(a!)`, `(Tensor a, Tensor b)`, `()`: a list when the text is one parenthesized group."""
+    text = text.strip()
+    if text.startswith("(") and _group_end(text) == len(text) - 1:
+        pieces = _top_level_pieces(text[1:-1])
+    else:
+        pieces = [text]
+    if pieces is None:
+        return None
+    returns = [_argument_alone(piece, "return") for piece in pieces]
+    return None if any(r is None for r in returns) else tuple(returns)  # type: ignore[arg-type]
+
+
+def _argument_alone(text: str, role: str) -> Argument | None:
+    """One argument or return parsed by itself, once per process (None if it does not parse alone)."""
+    key = (text, role)
+    if key in _PARSED_ARGUMENTS:
+        return _PARSED_ARGUMENTS[key]
+    parser = _SchemaParser(text)
+    try:
+        argument: Argument | None = parser._parse_argument(is_return=role == "return", kwarg_only=role == "kwarg")
+        parser.lexer.expect(TK_EOF)
+    except (SourceParseError, SchemaError):
+        argument = None
+    if parser.types.made_fresh_alias_sets:  # `Tensor! x`: its set's name depends on the arguments before it
+        argument = None
+    _PARSED_ARGUMENTS[key] = argument
+    return argument
+
+
+def _top_level_pieces(text: str) -> list[str] | None:
+    """`text` cut at the commas outside parentheses and brackets, each piece stripped; [] for blank text, None
+    when the brackets do not balance or a piece is empty."""
+    if not text.strip():
+        return []
+    pieces, depth, start = [], 0, 0
+    for match in _BRACKETS_AND_COMMAS.finditer(text):
+        char = match.group()
+        if char == ",":
+            if depth == 0:
+                pieces.append(text[start:match.start()].strip())
+                start = match.end()
+            continue
+        depth += 1 if char in "([" else -1
+        if depth < 0:
+            return None
+    pieces.append(text[start:].strip())
+    return pieces if depth == 0 and all(pieces) else None
+
+
+def _group_end(text: str) -> int:
+    """The position of the bracket closing the one `text` starts with (-1 if none does)."""
+    depth = 0
+    for match in _BRACKETS_AND_COMMAS.finditer(text):
+        char = match.group()
+        if char != ",":
+            depth += 1 if char in "([" else -1
+            if depth == 0:
+                return match.start()
+    return -1
+
+
+_BRACKETS_AND_COMMAS = re.compile(r"[()\[\],]")
 
 
 class _SchemaParser:

@@ -152,6 +152,11 @@ class TypeParser:
         self._next_fresh_alias = 0
 
     @property
+    def made_fresh_alias_sets(self) -> bool:
+        """Whether a bare `!` made a fresh alias set: their names count up through one schema."""
+        return self._next_fresh_alias > 0
+
+    @property
     def placeholders(self) -> dict[str, T.Type]:
         """The placeholder types this parser made for names nobody resolved, by qualified name."""
         return dict(self._placeholders)

@@ -202,6 +202,14 @@ def _skip_blanks(text: str, pos: int) -> int:
     return pos
 
 
+def is_identifier(text: str) -> bool:
+    """Whether `text` lexes as exactly one TK_IDENT token (a name that is no keyword)."""
+    return _IDENTIFIER.fullmatch(text) is not None and text not in _KEYWORDS
+
+
+_IDENTIFIER = re.compile("[A-Za-z_][A-Za-z0-9_]*")
+
+
 def kind_to_string(kind: str) -> str:
     """The name TorchScript uses for a kind in messages: `ident`, `number`, `(`, `arrow`, ..."""
     return TOKEN_KINDS[kind][0] if kind in TOKEN_KINDS else kind

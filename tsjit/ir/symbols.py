@@ -94,7 +94,14 @@ prims = Namespace("prims")
 
 
 def attribute_symbol(name: str | Symbol) -> Symbol:
-    """The attr:: symbol for an attribute name given as a plain string or as a Symbol."""
+    """The attr:: symbol for an attribute name given as a plain string or as a Symbol (remembered by name: every
+    attribute read and write asks, a few thousand times in a first call)."""
     if isinstance(name, Symbol):
         return name
-    return Symbol.create("attr", name)
+    found = _ATTRIBUTE_SYMBOLS.get(name)
+    if found is None:
+        found = _ATTRIBUTE_SYMBOLS[name] = Symbol.create("attr", name)
+    return found
+
+
+_ATTRIBUTE_SYMBOLS: dict[str, Symbol] = {}

@@ -5,6 +5,8 @@ torch-mlir infers shapes and dtypes op by op, but not through control flow: the 
 contract as "tensor with unknown rank". So tsjit works the types out itself, the way TorchScript's shape
 propagation does: every node runs on abstract values (meta tensors, which have a shape and dtype but no data;
 Python scalars, lists and tuples), and each value's type becomes the join of all the types it was seen with.
+An operator's tensor results come from the executor's shape rule tables where they decide them
+(rule_results.py), from its meta kernel otherwise.
 
     %y : Tensor = prim::If(%c)         with %x : Float(2, 3)      %y : Float(2, 3) = prim::If(%c)
       block0(): -> (%x)                                 ->          block0(): -> (%x)
@@ -30,6 +32,7 @@ from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import Symbol, aten, prim
 from tsjit.mlir.objects import ModuleValue
+from tsjit.mlir.rule_results import result_by_rule
 from tsjit.ops.matching import find_operator_for_node
 
 _UNROLL_LIMIT = 64
@@ -145,12 +148,11 @@ class ShapePropagation:
         if self.uncertain and operator.schema.is_mutable:
             self.tainted.update(id(a.value) for a in inputs)
         try:
-            result = operator.get_operation(node)(*(a.value for a in inputs))
+            results = _results(operator, node, [a.value for a in inputs])
         except Exception:  # a meta tensor has no data (`int(t)`), or the stand-ins do not fit the op
             return self._failed(node)
         exact = all(a.exact for a in inputs)
         shape_exact = exact or _shape_exact(operator.schema, inputs)
-        results = [result] if len(node.outputs) == 1 else list(result or ())
         return [Abstract(_to_meta(r), shape_exact if isinstance(r, torch.Tensor) else exact) for r in results]
 
     def _failed(self, node: Node) -> list[Abstract]:
@@ -289,6 +291,16 @@ _RULES: dict[Symbol, Any] = {
 
 
 # ---- values and types ------------------------------------------------------------------------------------------
+def _results(operator, node: Node, values: list[Any]) -> list[Any]:
+    """The operator's results on abstract values: from the shape rule tables where they decide them, else by
+    calling it (meta kernels for tensors)."""
+    by_rule = result_by_rule(operator, values)
+    if by_rule is not None:
+        return by_rule
+    result = operator.get_operation(node)(*values)
+    return [result] if len(node.outputs) == 1 else list(result or ())
+
+
 def _to_meta(value: Any) -> Any:
     """Tensors (also inside lists and tuples) as meta tensors; everything else unchanged."""
     if isinstance(value, torch.Tensor):

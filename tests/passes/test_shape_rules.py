@@ -57,6 +57,20 @@ def _elementwise_samples():
     yield "aten::where.self", [t(F32, 2, 1), t(F32, 3), t(I64, 2, 3)]
     yield "aten::masked_fill.Scalar", [t(F32, 2, 3), t(BOOL, 3), 0.5]
     yield "aten::masked_fill.Scalar", [t(I64, 2, 3), t(BOOL, 2, 3), 2]
+    for name, dtype in itertools.product(("aten::isnan", "aten::isinf", "aten::isfinite", "aten::logical_not",
+                                          "aten::isposinf", "aten::signbit", "aten::log_sigmoid"),
+                                         (F32, I64, BOOL, C64)):
+        yield name, [t(dtype, 2, 3)]
+    for name, (a, b) in itertools.product(("aten::remainder.Tensor", "aten::fmod.Tensor", "aten::floor_divide"),
+                                          ((t(F32, 2, 3), t(I64, 3)), (t(I64, 2, 1), t(I32, 4)),
+                                           (t(BOOL, 3), t(BOOL, 3)), (t(F32, 2), t(F32, 3)))):
+        yield name, [a, b]
+    yield "aten::remainder.Scalar", [t(I64, 3), 2.5]
+    yield "aten::threshold", [t(I64, 3), 1, 0]
+    yield "aten::threshold", [t(F32, 3), 0.5, 2]
+    for shape, diagonal in (((3, 4), 1), ((2, 3, 3), -1), ((4,), 0)):
+        yield "aten::tril", [t(BOOL, *shape), diagonal]
+        yield "aten::triu", [t(F32, *shape), diagonal]
     yield "aten::clamp", [t(I64, 3), 0.5, None]
     yield "aten::clamp", [t(F32, 3), None, 1]
     yield "aten::div.Tensor_mode", [t(I64, 3), t(I64, 3), "floor"]
@@ -73,6 +87,7 @@ def _reduction_samples():
         yield "aten::sum.dim_IntList", [t(dtype, 2, 3, 4), dims, keepdim, None]
         yield "aten::mean.dim", [t(dtype, 2, 3, 4), dims, keepdim, None]
         yield "aten::amax", [t(dtype, 2, 3, 4), dims or [], keepdim]
+        yield "aten::linalg_vector_norm", [t(C64 if dtype is BOOL else dtype, 2, 3, 4), 2, dims, keepdim, None]
     for dtype in (F32, I64, BOOL):
         yield "aten::sum", [t(dtype, 2, 3), None]
         yield "aten::sum", [t(dtype, 2, 3), dtype_to_code(F64)]
@@ -81,6 +96,10 @@ def _reduction_samples():
         yield "aten::argmax", [t(dtype, 2, 3), -1, True]
         yield "aten::softmax.int", [t(dtype, 2, 3), 1, None]
         yield "aten::log_softmax.int", [t(dtype, 2, 3), -1, dtype_to_code(F64)]
+        yield "aten::_safe_softmax", [t(dtype, 2, 3), 0, None]
+        yield "aten::cumsum", [t(dtype, 2, 3), 1, None]
+        yield "aten::cumprod", [t(dtype, 2, 3), -1, dtype_to_code(F64)]
+        yield "aten::cumsum", [t(dtype, 2, 3), 2, None]
 
 
 def _view_samples():
@@ -185,6 +204,12 @@ def _nn_samples():
     yield "aten::layer_norm", [t(F32, 5, 3, 16), [3, 16], None, None, 1e-5, True]
     yield "aten::layer_norm", [t(F32, 5, 3, 16), [8], None, None, 1e-5, True]
     yield "aten::group_norm", [t(F32, 2, 6, 5), 3, None, None, 1e-5, True]
+    yield "aten::rms_norm", [t(F32, 5, 3, 16), [16], t(F32, 16), 1e-5]
+    yield "aten::rms_norm", [t(F32, 5, 3, 16), [3, 8], None, None]
+    for shape, weight in (((2, 3, 4), (3,)), ((2, 3, 4), (1,)), ((2, 3), ()), ((2, 3, 4), (4,))):
+        yield "aten::prelu", [t(F32, *shape), t(F32, *weight)]
+    for shape, dim in (((4, 6), -1), ((4, 6), 0), ((3, 5), 1), ((2, 4, 3), 1)):
+        yield "aten::glu", [t(F32, *shape), dim]
     q = t(F32, 3, 2, 5, 8)
     yield "aten::scaled_dot_product_attention", [q, t(F32, 3, 2, 7, 8), t(F32, 3, 2, 7, 4), None, 0.0, False, None,
                                                  False]

@@ -10,8 +10,9 @@ MLIR's refinement ask the same tables first:
                                                           ->   %y: torch.empty((2, 3), device="meta")
 
 A rule gives dtype and sizes, not strides, so its answer is used only where the result's strides follow: the
-operator returns fresh tensors (no view, no `out=`), every tensor input is contiguous and no memory format other
-than the contiguous one is asked for; then eager's result is contiguous too. An in-place operator (`x.add_(y)`)
+operator returns fresh tensors (no view, no `out=`), every tensor input lies in memory in row-major order (or the
+operator is a matrix product, whose result is contiguous anyway) and no memory format other than the contiguous
+one is asked for; then eager's result is contiguous too. An in-place operator (`x.add_(y)`)
 returns its first argument itself once the rule accepts the call. Anything else returns None: the caller runs the
 operator's meta kernel.
 """
@@ -28,6 +29,8 @@ from tsjit.passes.shape_analysis import apply_rule
 from tsjit.passes.shape_rules import AbstractTensor, DeviceArgument, ShapeError
 
 _CONTIGUOUS_FORMATS = (None, 0, 1, torch.contiguous_format, torch.preserve_format)
+# matrix products whose results are new contiguous matrices whatever their inputs' layout (`x @ w.t()`)
+_CONTIGUOUS_PRODUCTS = frozenset({"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::linear"})
 
 
 class RuleRejects(Exception):
@@ -62,10 +65,18 @@ def _rule_may_answer(schema, values: list[Any]) -> bool:
         return False
     if not schema.is_mutable and any(r.alias_info is not None for r in schema.returns):
         return False  # a view: its strides follow its input's, which C++ meta kernels compute
-    if not all(t.is_contiguous() for t in _tensors(values)):
+    if schema.operator_name not in _CONTIGUOUS_PRODUCTS and not all(_row_major(t) for t in _tensors(values)):
         return False
     return all(value in _CONTIGUOUS_FORMATS for value, argument in zip(values, schema.arguments)
                if argument.name == "memory_format")
+
+
+def _row_major(tensor: torch.Tensor) -> bool:
+    """Whether the tensor's dimensions lie in memory in row-major order (a chunk `x[:, :20]` of a contiguous `x`
+    does, `x.t()` does not): size-1 and broadcast (stride 0) dimensions aside, strides never grow. Eager lays
+    results out in the order of the inputs' strides, so on such inputs its results are contiguous."""
+    strides = [stride for size, stride in zip(tensor.shape, tensor.stride()) if size > 1 and stride != 0]
+    return all(a >= b for a, b in zip(strides, strides[1:]))
 
 
 def _writes_only_self(schema) -> bool:

@@ -240,7 +240,7 @@ _INT_TO_FLOAT_UNARY = ("sin", "cos", "tan", "tanh", "sigmoid", "exp", "exp2", "e
 _SAME_UNARY = ("neg", "relu", "clone", "contiguous", "detach", "floor", "ceil", "round", "trunc", "sign",
                "alias", "positive", "lift_fresh", "relu6", "frac")
 _FLOAT_UNARY = ("gelu", "silu", "hardswish", "hardsigmoid", "elu", "selu", "celu", "leaky_relu", "softplus",
-                "mish", "hardtanh", "logsigmoid", "hardshrink", "softshrink", "tanhshrink")
+                "mish", "hardtanh", "log_sigmoid", "hardshrink", "softshrink", "tanhshrink")
 _DROPOUTS = ("dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout")
 
 for _name in _INT_TO_FLOAT_UNARY:
@@ -299,10 +299,34 @@ _BINARY_KINDS = {"add": (_same, True), "mul": (_same, True), "sub": (_same, Fals
                  "le": (_always_bool, False), "gt": (_always_bool, False), "ge": (_always_bool, False),
                  "logical_and": (_always_bool, True), "logical_or": (_always_bool, True),
                  "logical_xor": (_always_bool, True)}
+_BINARY_KINDS.update({"remainder": (_same, False), "fmod": (_same, False), "floor_divide": (_same, False)})
 for _name, (_kind, _bools) in _BINARY_KINDS.items():
     _rule = _binary(_kind, _bools)
     rule(f"aten::{_name}.Tensor", f"aten::{_name}.Scalar", f"aten::{_name}")(_rule)
     rule(f"aten::{_name}_.Tensor", f"aten::{_name}_.Scalar", f"aten::{_name}_")(_in_place(_rule))
+
+
+def _real_to_bool(dtype: torch.dtype) -> torch.dtype:
+    if dtype.is_complex:
+        raise Decline  # isposinf, isneginf and signbit reject complex tensors
+    return torch.bool
+
+
+rule("aten::isnan", "aten::isinf", "aten::isfinite", "aten::logical_not")(_unary(_always_bool))
+rule("aten::isposinf", "aten::isneginf", "aten::signbit")(_unary(_real_to_bool))
+
+
+@rule("aten::threshold")
+def _threshold(self: AbstractTensor, threshold: Any, value: Any) -> T.TensorType:
+    if self.dtype is torch.bool:
+        raise Decline
+    return like(self)
+
+
+@rule("aten::tril", "aten::triu")
+def _triangle(self: AbstractTensor, diagonal: int = 0) -> T.TensorType:
+    need(len(self.sizes) >= 2, "tril/triu: input tensor must have at least 2 dimensions")
+    return like(self)
 
 
 @rule("aten::div.Tensor_mode", "aten::div.Scalar_mode")
@@ -409,7 +433,23 @@ def _argument_extremum(self: AbstractTensor, dim: int | None = None, keepdim: An
     return tensor(torch.int64, reduced(self.sizes, [dim], known_bool(keepdim)))
 
 
-@rule("aten::softmax.int", "aten::log_softmax.int")
+@rule("aten::cumsum", "aten::cumprod")
+def _cumulative(self: AbstractTensor, dim: int, dtype: Any = None) -> T.TensorType:
+    wrap_dim(dim, len(self.sizes))
+    return like(self, dtype_argument(dtype, _sum_dtype(self.dtype)))
+
+
+@rule("aten::linalg_vector_norm")
+def _vector_norm(self: AbstractTensor, ord: Any = 2, dim: list[int] | None = None, keepdim: Any = False,
+                 dtype: Any = None) -> T.TensorType:
+    if dtype is not None or not (self.dtype.is_floating_point or self.dtype.is_complex) or numel(self.sizes) == 0:
+        raise Decline  # a dtype argument's checks, and norms of empty tensors, are the meta kernel's
+    if dim and len({wrap_dim(d, len(self.sizes)) for d in dim}) != len(dim):
+        raise Decline  # repeated dims: the meta kernel accepts them or not depending on the sizes
+    return tensor(complex_to_float(self.dtype), reduced(self.sizes, dim, known_bool(keepdim)))
+
+
+@rule("aten::softmax.int", "aten::log_softmax.int", "aten::_safe_softmax")
 def _softmax(self: AbstractTensor, dim: int, dtype: Any = None) -> T.TensorType:
     need_floating(self)
     wrap_dim(dim, len(self.sizes))

@@ -21,6 +21,7 @@ from tsjit.passes.shape_rules import (
     rule,
     same_size,
     tensor,
+    wrap_dim,
 )
 
 
@@ -241,6 +242,36 @@ def _group_norm(input: AbstractTensor, groups: int, *parameters: Any) -> T.Tenso
     need(len(input.sizes) >= 2 and groups > 0, "group_norm: bad input")
     need(input.sizes[1] is None or input.sizes[1] % groups == 0, "channels not divisible by groups")
     return like(input)
+
+
+@rule("aten::rms_norm")
+def _rms_norm(input: AbstractTensor, normalized_shape: list[int], weight: AbstractTensor | None = None,
+              eps: Any = None) -> T.TensorType:
+    if weight is not None and weight.dtype != input.dtype:
+        raise Decline
+    return _layer_norm(input, normalized_shape, weight)
+
+
+@rule("aten::prelu")
+def _prelu(self: AbstractTensor, weight: AbstractTensor) -> T.TensorType:
+    need_floating(self, weight)
+    if weight.dtype != self.dtype or len(weight.sizes) > 1:
+        raise Decline
+    channels = self.sizes[1] if len(self.sizes) >= 2 else 1
+    need(weight.sizes in ((), (1,)) or same_size(weight.sizes[0], channels), "prelu: weight does not fit")
+    return like(self)
+
+
+@rule("aten::glu")
+def _glu(self: AbstractTensor, dim: int = -1) -> T.TensorType:
+    need_floating(self)
+    need(len(self.sizes) > 0, "glu does not support scalars")
+    position = wrap_dim(dim, len(self.sizes))
+    size = self.sizes[position]
+    need(size is None or size % 2 == 0, "glu: halving dimension must be even")
+    sizes = list(self.sizes)
+    sizes[position] = None if size is None else size // 2
+    return tensor(self.dtype, sizes)
 
 
 # ---- attention ---------------------------------------------------------------------------------------------

@@ -66,6 +66,13 @@ def _elementwise_samples():
                                            (t(BOOL, 3), t(BOOL, 3)), (t(F32, 2), t(F32, 3)))):
         yield name, [a, b]
     yield "aten::remainder.Scalar", [t(I64, 3), 2.5]
+    for name, dtype in itertools.product(("aten::sgn", "aten::square", "aten::rad2deg", "aten::deg2rad"),
+                                         (F32, I64, BOOL, C64)):
+        yield name, [t(dtype, 3, 2)]
+    for a, b in ((t(F32, 3), t(I64, 3)), (t(I32, 2, 3), 2), (t(F16, 3), t(C64, 1)), (t(F32, 3), 0.5j),
+                 (t(F32, 3), t(F32, 4))):
+        yield "aten::float_power.Tensor_Tensor" if isinstance(b, AbstractTensor) else \
+            "aten::float_power.Tensor_Scalar", [a, b]
     yield "aten::threshold", [t(I64, 3), 1, 0]
     yield "aten::threshold", [t(F32, 3), 0.5, 2]
     for shape, diagonal in (((3, 4), 1), ((2, 3, 3), -1), ((4,), 0)):
@@ -177,6 +184,8 @@ def _nn_samples():
                  ((3, 4), (4,)), ((2, 1, 3, 4), (5, 4, 2)), ((2, 3), (3,))):
         yield "aten::matmul", [t(F32, *a), t(F32, *b)]
     yield "aten::matmul", [t(F32, 3, 4), t(F64, 4, 5)]
+    for a, b in ((t(F32, 3), t(I64, 4)), (t(F32, 3, 1), t(F32, 4)), (t(BOOL, 2), t(BOOL, 5))):
+        yield "aten::outer", [a, b]
     yield "aten::mm", [t(F32, 3, 4), t(F32, 4, 5)]
     yield "aten::mm", [t(F32, 3, 4), t(F32, 3, 5)]
     yield "aten::bmm", [t(F32, 2, 3, 4), t(F32, 2, 4, 5)]

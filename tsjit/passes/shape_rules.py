@@ -316,6 +316,24 @@ rule("aten::isnan", "aten::isinf", "aten::isfinite", "aten::logical_not")(_unary
 rule("aten::isposinf", "aten::isneginf", "aten::signbit")(_unary(_real_to_bool))
 
 
+def _real_int_to_float(dtype: torch.dtype) -> torch.dtype:
+    if dtype.is_complex:
+        raise Decline  # rad2deg and deg2rad reject complex tensors
+    return int_to_float(dtype)
+
+
+rule("aten::sgn")(_unary(_same))
+rule("aten::square")(_unary(_same, allow_bool=False))  # a bool tensor squares to int64
+rule("aten::rad2deg", "aten::deg2rad")(_unary(_real_int_to_float))
+
+
+@rule("aten::float_power.Tensor_Tensor", "aten::float_power.Tensor_Scalar")
+def _float_power(self: AbstractTensor, exponent: Any) -> T.TensorType:
+    """Computed in double precision: float64, or complex128 when an operand is complex."""
+    complex_ = self.dtype.is_complex or _dtype_of(exponent) in _REAL_OF or isinstance(exponent, complex)
+    return elementwise(lambda _: torch.complex128 if complex_ else torch.float64, self, exponent)
+
+
 @rule("aten::threshold")
 def _threshold(self: AbstractTensor, threshold: Any, value: Any) -> T.TensorType:
     if self.dtype is torch.bool:

@@ -18,6 +18,7 @@ from tsjit.passes.shape_rules import (
     like,
     need,
     need_floating,
+    result_type,
     rule,
     same_size,
     tensor,
@@ -93,6 +94,12 @@ def _matmul(self: AbstractTensor, other: AbstractTensor) -> T.TensorType:
     if len(b) == 1:
         sizes = sizes[:-1]
     return tensor(dtype, sizes)
+
+
+@rule("aten::outer")
+def _outer(self: AbstractTensor, vec2: AbstractTensor) -> T.TensorType:
+    need(len(self.sizes) == 1 and len(vec2.sizes) == 1, "outer: expected 1-D arguments")
+    return tensor(result_type(self, vec2), (self.sizes[0], vec2.sizes[0]))
 
 
 @rule("aten::linear")

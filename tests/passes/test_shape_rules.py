@@ -95,6 +95,12 @@ def _reduction_samples():
         yield "aten::mean.dim", [t(dtype, 2, 3, 4), dims, keepdim, None]
         yield "aten::amax", [t(dtype, 2, 3, 4), dims or [], keepdim]
         yield "aten::linalg_vector_norm", [t(C64 if dtype is BOOL else dtype, 2, 3, 4), 2, dims, keepdim, None]
+        yield "aten::var_mean.correction", [t(C64 if dtype is BOOL else dtype, 2, 3, 4), dims, 1, keepdim]
+        yield "aten::std.dim", [t(dtype, 2, 3, 4), dims, True, keepdim]
+    for name in ("aten::var", "aten::std", "aten::var_mean", "aten::std_mean"):
+        yield name, [t(F32, 5, 5, 5), False]
+        yield f"{name}.correction", [t(F64, 4, 3), [1], None, True]
+        yield f"{name}.dim", [t(C64, 4, 3), [0], True, False]
     for dtype in (F32, I64, BOOL):
         yield "aten::sum", [t(dtype, 2, 3), None]
         yield "aten::sum", [t(dtype, 2, 3), dtype_to_code(F64)]

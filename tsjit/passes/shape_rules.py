@@ -467,6 +467,38 @@ def _vector_norm(self: AbstractTensor, ord: Any = 2, dim: list[int] | None = Non
     return tensor(complex_to_float(self.dtype), reduced(self.sizes, dim, known_bool(keepdim)))
 
 
+def _variance(self: AbstractTensor, dim: list[int] | None, keepdim: Any, with_mean: bool) -> Any:
+    """var and std (complex inputs give real results) and, with_mean, the mean beside them."""
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise Decline
+    if dim and len({wrap_dim(d, len(self.sizes)) for d in dim}) != len(dim):
+        raise Decline
+    sizes = reduced(self.sizes, dim, known_bool(keepdim))
+    variance = tensor(complex_to_float(self.dtype), sizes)
+    return [variance, tensor(self.dtype, sizes)] if with_mean else variance
+
+
+def _variance_rules(name: str, with_mean: bool) -> None:
+    def whole(self: AbstractTensor, unbiased: Any = True) -> Any:
+        return _variance(self, None, False, with_mean)
+
+    def by_dim(self: AbstractTensor, dim: list[int] | None, unbiased: Any = True, keepdim: Any = False) -> Any:
+        return _variance(self, dim, keepdim, with_mean)
+
+    def corrected(self: AbstractTensor, dim: list[int] | None = None, correction: Any = None,
+                  keepdim: Any = False) -> Any:
+        return _variance(self, dim, keepdim, with_mean)
+
+    rule(f"aten::{name}")(whole)
+    rule(f"aten::{name}.dim")(by_dim)
+    rule(f"aten::{name}.correction")(corrected)
+
+
+for _name in ("var", "std"):
+    _variance_rules(_name, with_mean=False)
+    _variance_rules(f"{_name}_mean", with_mean=True)
+
+
 @rule("aten::softmax.int", "aten::log_softmax.int", "aten::_safe_softmax")
 def _softmax(self: AbstractTensor, dim: int, dtype: Any = None) -> T.TensorType:
     need_floating(self)

@@ -190,6 +190,8 @@ def _nn_samples():
                  ((3, 4), (4,)), ((2, 1, 3, 4), (5, 4, 2)), ((2, 3), (3,))):
         yield "aten::matmul", [t(F32, *a), t(F32, *b)]
     yield "aten::matmul", [t(F32, 3, 4), t(F64, 4, 5)]
+    for a, b in ((t(F32, 3), t(F32, 1, 3)), (t(F64, 2, 1), t(F64, 4)), (t(F32, 2), t(F64, 2))):
+        yield "aten::polar", [a, b]
     for a, b in ((t(F32, 3), t(I64, 4)), (t(F32, 3, 1), t(F32, 4)), (t(BOOL, 2), t(BOOL, 5))):
         yield "aten::outer", [a, b]
     yield "aten::mm", [t(F32, 3, 4), t(F32, 4, 5)]
@@ -220,6 +222,15 @@ def _nn_samples():
     yield "aten::layer_norm", [t(F32, 5, 3, 16), [8], None, None, 1e-5, True]
     yield "aten::group_norm", [t(F32, 2, 6, 5), 3, None, None, 1e-5, True]
     yield "aten::rms_norm", [t(F32, 5, 3, 16), [16], t(F32, 16), 1e-5]
+    yield "aten::native_layer_norm", [t(F32, 5, 3, 16), [3, 16], None, None, 1e-5]
+    yield "aten::native_layer_norm", [t(F64, 5, 3, 16), [16], t(F64, 16), t(F64, 16), 1e-5]
+    yield "aten::native_layer_norm", [t(F32, 5, 3, 16), [4], None, None, 1e-5]
+    for a, b, dim in (((2, 1, 3), (4, 3), -1), ((5, 3), (5, 3), 1), ((5, 3), (4, 3), 0), ((5, 3), (5, 3), 2)):
+        yield "aten::cosine_similarity", [t(F32, *a), t(F32, *b), dim, 1e-8]
+    for shape, target, reduction in (((3, 4), (3, 4), 0), ((3, 4), (3, 4), 1), ((3, 4), (4,), 2), ((5,), (5,), 2)):
+        yield "aten::binary_cross_entropy_with_logits", [t(F32, *shape), t(F32, *target), None, None, reduction]
+    for a, b, weight in (((4, 3), (4, 5), (6, 3, 5)), ((2, 4, 3), (2, 4, 5), (6, 3, 5)), ((4, 3), (4, 5), (6, 5, 3))):
+        yield "aten::bilinear", [t(F32, *a), t(F32, *b), t(F32, *weight), t(F32, 6)]
     yield "aten::rms_norm", [t(F32, 5, 3, 16), [3, 8], None, None]
     for shape, weight in (((2, 3, 4), (3,)), ((2, 3, 4), (1,)), ((2, 3), ()), ((2, 3, 4), (4,))):
         yield "aten::prelu", [t(F32, *shape), t(F32, *weight)]

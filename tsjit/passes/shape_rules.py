@@ -334,6 +334,14 @@ def _float_power(self: AbstractTensor, exponent: Any) -> T.TensorType:
     return elementwise(lambda _: torch.complex128 if complex_ else torch.float64, self, exponent)
 
 
+@rule("aten::polar")
+def _polar(abs: AbstractTensor, angle: AbstractTensor) -> T.TensorType:
+    """A complex tensor from magnitudes and angles of one real floating dtype."""
+    if abs.dtype != angle.dtype or abs.dtype not in _COMPLEX_OF:
+        raise Decline
+    return tensor(_COMPLEX_OF[abs.dtype], broadcast(abs.sizes, angle.sizes))
+
+
 @rule("aten::threshold")
 def _threshold(self: AbstractTensor, threshold: Any, value: Any) -> T.TensorType:
     if self.dtype is torch.bool:

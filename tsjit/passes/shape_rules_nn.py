@@ -102,6 +102,18 @@ def _outer(self: AbstractTensor, vec2: AbstractTensor) -> T.TensorType:
     return tensor(result_type(self, vec2), (self.sizes[0], vec2.sizes[0]))
 
 
+@rule("aten::bilinear")
+def _bilinear(input1: AbstractTensor, input2: AbstractTensor, weight: AbstractTensor,
+              bias: AbstractTensor | None = None) -> T.TensorType:
+    """`x1^T W x2 + b` over the last dimension; the leading dimensions of the inputs must agree."""
+    dtype = _same_dtypes(input1, input2, weight, bias)
+    need(len(weight.sizes) == 3 and len(input1.sizes) == len(input2.sizes) > 0, "bilinear: bad ranks")
+    need(all(same_size(a, b) for a, b in zip(input1.sizes[:-1], input2.sizes[:-1])), "bilinear: batch sizes")
+    need(same_size(input1.sizes[-1], weight.sizes[1]) and same_size(input2.sizes[-1], weight.sizes[2]),
+         "bilinear: input sizes do not fit the weight")
+    return tensor(dtype, input1.sizes[:-1] + weight.sizes[:1])
+
+
 @rule("aten::linear")
 def _linear(input: AbstractTensor, weight: AbstractTensor, bias: AbstractTensor | None = None) -> T.TensorType:
     need(len(input.sizes) > 0 and 1 <= len(weight.sizes) <= 2, "linear: bad ranks")
@@ -251,6 +263,16 @@ def _group_norm(input: AbstractTensor, groups: int, *parameters: Any) -> T.Tenso
     return like(input)
 
 
+@rule("aten::native_layer_norm")
+def _native_layer_norm(input: AbstractTensor, normalized_shape: list[int], weight: AbstractTensor | None,
+                       bias: AbstractTensor | None, eps: Any) -> list[T.TensorType]:
+    """layer_norm's result, and the mean and reciprocal deviation per normalized group (size 1 over its dims)."""
+    output = _layer_norm(input, normalized_shape, weight, bias)
+    kept = len(input.sizes) - len(normalized_shape)
+    statistics = tensor(input.dtype, input.sizes[:kept] + (1,) * len(normalized_shape))
+    return [output, statistics, statistics]
+
+
 @rule("aten::rms_norm")
 def _rms_norm(input: AbstractTensor, normalized_shape: list[int], weight: AbstractTensor | None = None,
               eps: Any = None) -> T.TensorType:
@@ -279,6 +301,24 @@ def _glu(self: AbstractTensor, dim: int = -1) -> T.TensorType:
     sizes = list(self.sizes)
     sizes[position] = None if size is None else size // 2
     return tensor(self.dtype, sizes)
+
+
+# ---- similarity and losses -------------------------------------------------------------------------------
+@rule("aten::cosine_similarity")
+def _cosine_similarity(x1: AbstractTensor, x2: AbstractTensor, dim: int = 1, eps: Any = 1e-8) -> T.TensorType:
+    dtype = _same_dtypes(x1, x2)
+    sizes = broadcast(x1.sizes, x2.sizes)
+    position = wrap_dim(dim, len(sizes))
+    return tensor(dtype, sizes[:position] + sizes[position + 1:])
+
+
+@rule("aten::binary_cross_entropy_with_logits")
+def _bce_with_logits(self: AbstractTensor, target: AbstractTensor, weight: AbstractTensor | None = None,
+                     pos_weight: AbstractTensor | None = None, reduction: int = 1) -> T.TensorType:
+    dtype = _same_dtypes(self, target, weight, pos_weight)
+    if self.sizes != target.sizes or weight is not None or pos_weight is not None or reduction not in (0, 1, 2):
+        raise Decline  # eager requires equal sizes, the meta kernel broadcasts: it decides; weights too
+    return like(self) if reduction == 0 else tensor(dtype, ())
 
 
 # ---- attention ---------------------------------------------------------------------------------------------

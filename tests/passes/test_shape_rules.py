@@ -66,6 +66,15 @@ def _elementwise_samples():
                                            (t(BOOL, 3), t(BOOL, 3)), (t(F32, 2), t(F32, 3)))):
         yield name, [a, b]
     yield "aten::remainder.Scalar", [t(I64, 3), 2.5]
+    for name, (a, b) in itertools.product(("aten::max.other", "aten::fmin", "aten::logaddexp", "aten::isclose"),
+                                          ((t(F32, 2, 3), t(F32, 3)), (t(I64, 2, 1), t(I32, 4)),
+                                           (t(BOOL, 3), t(BOOL, 3)), (t(F32, 2), t(F32, 3)))):
+        yield name, [a, b, *([1e-5, 1e-8, False] if name == "aten::isclose" else [])]
+    yield "aten::where.ScalarOther", [t(BOOL, 2, 1), t(F16, 3), 2.5]
+    yield "aten::where.ScalarSelf", [t(BOOL, 2, 1), 2, t(I32, 3)]
+    yield "aten::where.Scalar", [t(BOOL, 2), 1, 2.5]
+    yield "aten::pow.Scalar", [2, t(F32, 3)]
+    yield "aten::pow.Scalar", [2.5, t(I64, 3)]
     for name, dtype in itertools.product(("aten::sgn", "aten::square", "aten::rad2deg", "aten::deg2rad"),
                                          (F32, I64, BOOL, C64)):
         yield name, [t(dtype, 3, 2)]
@@ -97,6 +106,7 @@ def _reduction_samples():
         yield "aten::linalg_vector_norm", [t(C64 if dtype is BOOL else dtype, 2, 3, 4), 2, dims, keepdim, None]
         yield "aten::var_mean.correction", [t(C64 if dtype is BOOL else dtype, 2, 3, 4), dims, 1, keepdim]
         yield "aten::std.dim", [t(dtype, 2, 3, 4), dims, True, keepdim]
+        yield "aten::any.dims", [t(U8 if dtype is I64 else dtype, 2, 3, 4), dims, keepdim]
     for name in ("aten::var", "aten::std", "aten::var_mean", "aten::std_mean"):
         yield name, [t(F32, 5, 5, 5), False]
         yield f"{name}.correction", [t(F64, 4, 3), [1], None, True]
@@ -110,6 +120,8 @@ def _reduction_samples():
         yield "aten::softmax.int", [t(dtype, 2, 3), 1, None]
         yield "aten::log_softmax.int", [t(dtype, 2, 3), -1, dtype_to_code(F64)]
         yield "aten::_safe_softmax", [t(dtype, 2, 3), 0, None]
+        yield "aten::all", [t(dtype, 2, 3)]
+        yield "aten::any.dim", [t(dtype, 2, 3), 1, True]
         yield "aten::cumsum", [t(dtype, 2, 3), 1, None]
         yield "aten::cumprod", [t(dtype, 2, 3), -1, dtype_to_code(F64)]
         yield "aten::cumsum", [t(dtype, 2, 3), 2, None]
@@ -192,6 +204,9 @@ def _nn_samples():
     yield "aten::matmul", [t(F32, 3, 4), t(F64, 4, 5)]
     for a, b in ((t(F32, 3), t(F32, 1, 3)), (t(F64, 2, 1), t(F64, 4)), (t(F32, 2), t(F64, 2))):
         yield "aten::polar", [a, b]
+    for a, b in (((3, 4), (4,)), ((3, 4), (3,)), ((4,), (4,))):
+        yield "aten::mv", [t(F32, *a), t(F32, *b)]
+        yield "aten::dot", [t(F32, *a[-1:]), t(F32, *b)]
     for a, b in ((t(F32, 3), t(I64, 4)), (t(F32, 3, 1), t(F32, 4)), (t(BOOL, 2), t(BOOL, 5))):
         yield "aten::outer", [a, b]
     yield "aten::mm", [t(F32, 3, 4), t(F32, 4, 5)]

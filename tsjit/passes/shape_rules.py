@@ -367,14 +367,26 @@ def _reverse_subtract(self: Any, other: Any, alpha: Any = 1) -> T.TensorType:
     return _binary(_same, allow_bool=False)(self, other)
 
 
-@rule("aten::pow.Tensor_Tensor", "aten::pow.Tensor_Scalar")
+rule("aten::max.other", "aten::min.other")(_binary(_same))
+rule("aten::fmax", "aten::fmin")(_binary(_same, allow_bool=False))
+rule("aten::logaddexp", "aten::logaddexp2")(_binary(_floating_only, allow_bool=False))
+
+
+@rule("aten::isclose")
+def _isclose(self: AbstractTensor, other: AbstractTensor, *tolerances: Any) -> T.TensorType:
+    if self.dtype != other.dtype:
+        raise Decline  # isclose demands one dtype; left to the meta kernel
+    return tensor(torch.bool, broadcast(self.sizes, other.sizes))
+
+
+@rule("aten::pow.Tensor_Tensor", "aten::pow.Tensor_Scalar", "aten::pow.Scalar")
 def _power(self: Any, exponent: Any) -> T.TensorType:
     if torch.bool in (_dtype_of(self), _dtype_of(exponent)):
         raise Decline
     return elementwise(_same, self, exponent)
 
 
-@rule("aten::where.self")
+@rule("aten::where.self", "aten::where.ScalarOther", "aten::where.ScalarSelf", "aten::where.Scalar")
 def _where(condition: AbstractTensor, self: Any, other: Any) -> T.TensorType:
     need(condition.dtype in (torch.bool, torch.uint8), "where expects a boolean condition")
     return tensor(result_type(self, other), broadcast(*shapes_of(condition, self, other)))
@@ -457,6 +469,19 @@ def _argument_extremum(self: AbstractTensor, dim: int | None = None, keepdim: An
     if dim is None:
         return tensor(torch.int64, (1,) * len(self.sizes) if known_bool(keepdim) else ())
     return tensor(torch.int64, reduced(self.sizes, [dim], known_bool(keepdim)))
+
+
+@rule("aten::any", "aten::all", "aten::any.dim", "aten::all.dim", "aten::any.dims", "aten::all.dims")
+def _any(self: AbstractTensor, dim: int | list[int] | None = None, keepdim: Any = False) -> T.TensorType:
+    """Whether any (all) elements are true: bool, but uint8 for uint8 inputs. Unlike sum's, an empty list of
+    dims reduces none."""
+    dims = [dim] if isinstance(dim, int) else dim
+    if dims and len({wrap_dim(d, len(self.sizes)) for d in dims}) != len(dims):
+        raise Decline
+    dtype = torch.uint8 if self.dtype is torch.uint8 else torch.bool
+    if dims == []:
+        return tensor(dtype, self.sizes)
+    return tensor(dtype, reduced(self.sizes, dims, known_bool(keepdim)))
 
 
 @rule("aten::cumsum", "aten::cumprod")

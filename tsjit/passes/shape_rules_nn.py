@@ -96,6 +96,20 @@ def _matmul(self: AbstractTensor, other: AbstractTensor) -> T.TensorType:
     return tensor(dtype, sizes)
 
 
+@rule("aten::mv")
+def _mv(self: AbstractTensor, vec: AbstractTensor) -> T.TensorType:
+    need(len(self.sizes) == 2 and len(vec.sizes) == 1, "mv expects a matrix and a vector")
+    _contract(self.sizes[1], vec.sizes[0])
+    return tensor(_same_dtypes(self, vec), self.sizes[:1])
+
+
+@rule("aten::dot")
+def _dot(self: AbstractTensor, other: AbstractTensor) -> T.TensorType:
+    need(len(self.sizes) == 1 and len(other.sizes) == 1, "1D tensors expected")
+    need(same_size(self.sizes[0], other.sizes[0]), "inconsistent tensor size")
+    return tensor(_same_dtypes(self, other), ())
+
+
 @rule("aten::outer")
 def _outer(self: AbstractTensor, vec2: AbstractTensor) -> T.TensorType:
     need(len(self.sizes) == 1 and len(vec2.sizes) == 1, "outer: expected 1-D arguments")

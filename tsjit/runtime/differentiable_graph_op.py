@@ -55,7 +55,8 @@ def differentiable_graph_operation(node: Node) -> Operation:
             subgraph.erase_output(len(subgraph.outputs) - 1)
         return DifferentiableGraphOp(differentiate(subgraph), optimize_f=True).call
     if node.has_attribute(FALLBACK):
-        return _SizeGuard(DifferentiableGraphOp(gradient, optimize_f=False, fixed_types=True), node.g(FALLBACK))
+        return _SizeGuard(DifferentiableGraphOp(gradient, optimize_f=False, fixed_types=True),
+                          node.g(FALLBACK)).guarded
     return DifferentiableGraphOp(gradient, optimize_f=False).call
 
 
@@ -63,7 +64,8 @@ class _SizeGuard:
     """A gradient split for known input sizes (autodiff.pack_gradient's `Fallback`): the call runs it when the
     inputs have those sizes, dtypes and devices, and, while grad mode is on, the inputs typed as not requiring grad
     do not (the profiled types are assumptions); other calls run the subgraph split for any sizes (built on the
-    first such call)."""
+    first such call). The Operation is the generated `guarded` function itself (one Python call less per
+    step), its `guard` attribute this object."""
 
     def __init__(self, op: DifferentiableGraphOp, subgraph: Graph):
         self.op, self.subgraph = op, subgraph
@@ -71,9 +73,7 @@ class _SizeGuard:
         self.checks = [(i, _sizes(v.type), v.type.requires_grad is False, v.type.dtype, _device_check(v.type))
                        for i, v in enumerate(subgraph.inputs) if isinstance(v.type, TensorType)]
         self.guarded = self._generate(len(subgraph.inputs))
-
-    def __call__(self, *inputs: Any) -> Any:
-        return self.guarded(*inputs)
+        self.guarded.guard = self  # type: ignore[attr-defined]
 
     def _generate(self, count: int) -> Callable[..., Any]:
         """The checks as one straight-line function: for a float matrix of profiled sizes (1, 64) that may
@@ -269,8 +269,8 @@ def differentiable_function(op: DifferentiableGraphOp) -> Callable[..., Any]:
 
         def forward(ctx, x0, x1, x2, x3, x4, x5, x6):
             o0, o1, o2, o3, o4, o5, o6 = f.run((x0, x1, x2, x3, x4, x5, x6))
-            ctx.set_materialize_grads(False)
-            ctx.save_for_backward(x6, x3, x1, o4, o3, o6, o5, o2)
+            ctx.materialize_grads = False
+            ctx.to_save = (x6, x3, x1, o4, o3, o6, o5, o2, )
             ctx.inputs = (x0, x1, x2, x3, x4, x5, x6)
             return o0, o1
 
@@ -322,9 +322,11 @@ def differentiable_function(op: DifferentiableGraphOp) -> Callable[..., Any]:
     captured_names += [outputs[i] for i in gradient.df_input_captured_outputs]
     saved = [k for k, v in enumerate(captured) if _holds_tensor(v.type)]
     kept = [k for k in range(len(captured)) if k not in saved]
-    forward = [f"def forward(ctx, {', '.join(inputs)}):", f"    {run_f}", "    ctx.set_materialize_grads(False)"]
+    # ctx.materialize_grads and ctx.to_save: what FunctionCtx's set_materialize_grads and save_for_backward set
+    # (attributes of the C node, read when forward returns), set directly: two Python calls less per step
+    forward = [f"def forward(ctx, {', '.join(inputs)}):", f"    {run_f}", "    ctx.materialize_grads = False"]
     if saved:
-        forward.append(f"    ctx.save_for_backward({', '.join(captured_names[k] for k in saved)})")
+        forward.append(f"    ctx.to_save = ({''.join(captured_names[k] + ', ' for k in saved)})")
     if kept:
         forward.append(f"    ctx.captured = ({''.join(captured_names[k] + ', ' for k in kept)})")
     if op.temporaries:  # for backward_with_grad; inputs are never f's outputs (they are detached, or f's are fresh)

@@ -29,3 +29,18 @@ graph(%x : Tensor, %g : Tensor):
   %q : Tensor = aten::mm(%x, %g)
   %v : Tensor = aten::t(%q)
   return (%w, %p, %v)""", changed=False, inputs=[(torch.randn(3, 3), torch.randn(3, 3))])
+
+
+def test_products_of_one_gradient_share_its_transpose():
+    # the LSTM cell's two weights: both products read the gates' gradient %g
+    graph = check_pass(transpose_weight_gradients, """
+graph(%x : Tensor, %h : Tensor, %g : Tensor):
+  %xt : Tensor = aten::t(%x)
+  %p : Tensor = aten::mm(%xt, %g)
+  %w : Tensor = aten::t(%p)
+  %ht : Tensor = aten::t(%h)
+  %q : Tensor = aten::mm(%ht, %g)
+  %v : Tensor = aten::t(%q)
+  return (%w, %v)""", present=["aten::t(%g)"], absent=["aten::t(%x)", "aten::t(%h)"],
+                       inputs=[(torch.randn(3, 4), torch.randn(3, 2), torch.randn(3, 5))])
+    assert [str(n.kind) for n in graph.nodes()].count("aten::t") == 1

@@ -414,12 +414,12 @@ def test_the_profiled_split_runs_only_on_the_profiled_device() -> None:
     inputs = (_double(3, 4), _double(1, 4))
     (node,) = differentiable_graphs(scripted.graph_for(*inputs))
     operation = differentiable_graph_operation(node)
-    assert operation.general is None
+    assert operation.guard.general is None
     operation(*inputs)
-    assert operation.general is None
+    assert operation.guard.general is None
     meta = [torch.empty(v.shape, dtype=v.dtype, device="meta", requires_grad=True) for v in inputs]
     result = operation(*meta)
-    assert operation.general is not None and result.device.type == "meta" and result.shape == (3, 4)
+    assert operation.guard.general is not None and result.device.type == "meta" and result.shape == (3, 4)
 
 
 def test_the_backward_of_a_loop_sums_the_weight_gradient_in_one_product() -> None:

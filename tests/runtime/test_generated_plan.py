@@ -40,6 +40,20 @@ def test_the_if_example_frees_each_value_at_its_last_use() -> None:
         "        return r"]
 
 
+def test_a_tuple_is_built_in_place() -> None:
+    graph = parse_ir("""
+        graph(%x : Tensor, %y : Tensor):
+          %one : int = prim::Constant[value=1]()
+          %z : Tensor = aten::mul(%x, %y)
+          %t : (Tensor, Tensor, int) = prim::TupleConstruct(%z, %x, %one)
+          return (%t)""")
+    plan = generate_plan(graph)
+    assert body(plan.source) == ["        z = op(x, y); del y", "        t = (z, x, 1, ); del z, x", "        return t"]
+    x, y = torch.randn(2), torch.randn(2)
+    result = plan.function(x, y)
+    assert result[1] is x and result[2] == 1 and torch.equal(result[0], x * y)
+
+
 def test_loops_become_for_or_while() -> None:
     for_loop = generate_plan(parse_ir("""
         graph(%x : Tensor, %n : int):

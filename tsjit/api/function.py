@@ -53,7 +53,7 @@ from tsjit.frontend.resolver import (
     compiled_function_for,
     compiled_function_with_types,
 )
-from tsjit.frontend.torch_tracing_flags import get_tracing_state, torch_jit_is_tracing
+from tsjit.frontend.torch_tracing_flags import get_tracing_state, no_trace_running, torch_jit_is_tracing
 from tsjit.ir import types as T
 from tsjit.ir.graph import Graph
 from tsjit.ir.objects import Object
@@ -114,7 +114,7 @@ class ScriptFunction:
             # generated plans and C kernels, so it traces the function's Python source, as eager runs it
             return self.python_function(*args, **kwargs)
         entry = self._entry
-        if entry is not None and not kwargs and get_tracing_state() is None and not torch_jit_is_tracing():
+        if entry is not None and not kwargs and no_trace_running():
             return entry(args)
         return self._call(args, kwargs)
 

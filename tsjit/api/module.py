@@ -71,7 +71,7 @@ from tsjit.frontend.module_sugared_values import (
 from tsjit.frontend.resolver import SourceTextResolver
 from tsjit.frontend.script_class import from_script_value, to_script_value
 from tsjit.frontend.torch_jit_objects import MODULE_LOADER, converted_module, is_torch_jit_module
-from tsjit.frontend.torch_tracing_flags import get_tracing_state, torch_jit_is_tracing
+from tsjit.frontend.torch_tracing_flags import get_tracing_state, no_trace_running, torch_jit_is_tracing
 from tsjit.ir import types as T
 from tsjit.ir.graph import Graph
 from tsjit.ir.objects import Object
@@ -315,8 +315,7 @@ class ScriptMethod:
             return binder.result(self.function.torch_compile_plan(self.owner._c, *binder.bind(args, kwargs)))
         owner = self.owner
         call = owner.__dict__["_method_calls"].get(self.function)
-        if call is not None and call.entry is not None and not kwargs and get_tracing_state() is None \
-                and not torch_jit_is_tracing():
+        if call is not None and call.entry is not None and not kwargs and no_trace_running():
             result = call.entry(owner._c, args)
             if result is not MISSED:
                 return result

@@ -101,6 +101,12 @@ def torch_jit_is_tracing() -> bool:
     return ORIGINAL_GET_TRACING_STATE() is not None
 
 
+def no_trace_running() -> bool:
+    """Whether neither tsjit nor torch.jit traces this thread: `get_tracing_state() is None and not
+    torch_jit_is_tracing()` in one call, for the hot path of every scripted call."""
+    return _local.state is None and ORIGINAL_GET_TRACING_STATE() is None
+
+
 def _get_tracing_state() -> Any:
     """torch._C._get_tracing_state while tsjit traces: this thread's tsjit TracingState (truthy, but not one
     torch.jit can record into), else torch.jit's own answer."""

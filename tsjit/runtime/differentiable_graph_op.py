@@ -55,7 +55,9 @@ def differentiable_graph_operation(node: Node) -> Operation:
             subgraph.erase_output(len(subgraph.outputs) - 1)
         return DifferentiableGraphOp(differentiate(subgraph), optimize_f=True).call
     if node.has_attribute(FALLBACK):
-        return _SizeGuard(DifferentiableGraphOp(gradient, optimize_f=False, fixed_types=True), node.g(FALLBACK))
+        fallback = node.g(FALLBACK)
+        op = DifferentiableGraphOp(gradient, optimize_f=False, fixed_types=True, plain_tensors=_tensor_inputs(fallback))
+        return _SizeGuard(op, fallback).guarded
     return DifferentiableGraphOp(gradient, optimize_f=False).call
 
 
@@ -63,17 +65,16 @@ class _SizeGuard:
     """A gradient split for known input sizes (autodiff.pack_gradient's `Fallback`): the call runs it when the
     inputs have those sizes, dtypes and devices, and, while grad mode is on, the inputs typed as not requiring grad
     do not (the profiled types are assumptions); other calls run the subgraph split for any sizes (built on the
-    first such call)."""
+    first such call). The Operation is the generated `guarded` function itself (one Python call less per
+    step), its `guard` attribute this object."""
 
     def __init__(self, op: DifferentiableGraphOp, subgraph: Graph):
         self.op, self.subgraph = op, subgraph
         self.general: DifferentiableGraphOp | None = None
         self.checks = [(i, _sizes(v.type), v.type.requires_grad is False, v.type.dtype, _device_check(v.type))
-                       for i, v in enumerate(subgraph.inputs) if isinstance(v.type, TensorType)]
+                       for i, v in ((i, subgraph.inputs[i]) for i in sorted(_tensor_inputs(subgraph)))]
         self.guarded = self._generate(len(subgraph.inputs))
-
-    def __call__(self, *inputs: Any) -> Any:
-        return self.guarded(*inputs)
+        self.guarded.guard = self  # type: ignore[attr-defined]
 
     def _generate(self, count: int) -> Callable[..., Any]:
         """The checks as one straight-line function: for a float matrix of profiled sizes (1, 64) that may
@@ -113,6 +114,11 @@ class _SizeGuard:
 
 
 _PLAIN_TENSORS = frozenset({torch.Tensor, torch.nn.Parameter})
+
+
+def _tensor_inputs(subgraph: Graph) -> frozenset[int]:
+    """The positions of the inputs typed Tensor, which _SizeGuard checks to be plain tensors."""
+    return frozenset(i for i, v in enumerate(subgraph.inputs) if isinstance(v.type, TensorType))
 _CPU = torch.device("cpu")
 
 
@@ -154,9 +160,11 @@ class DifferentiableGraphOp:
     below), with every index list of the Gradient resolved: a step of a small graph (the LSTM cell) costs little
     more than its operators. With `fixed_types` (the op runs behind _SizeGuard, whose profiled types decide f's
     and so df's input types), df's plan is found by which gradients autograd passed as None alone, not by df's
-    executor testing each of its inputs."""
+    executor testing each of its inputs. `plain_tensors`: the positions of inputs that a guard before the call
+    has checked to be tensors of a plain class (the call tests them for no other class)."""
 
-    def __init__(self, gradient: Gradient, optimize_f: bool, fixed_types: bool = False):
+    def __init__(self, gradient: Gradient, optimize_f: bool, fixed_types: bool = False,
+                 plain_tensors: frozenset[int] = frozenset()):
         self.gradient = gradient
         self.f = GraphExecutor(gradient.f, optimize=optimize_f)
         self.df: GraphExecutor | None = None  # built on the first backward
@@ -170,6 +178,7 @@ class DifferentiableGraphOp:
         self.temporaries = [(i, first + k) for k, i in enumerate(gradient.df_input_captured_outputs)
                             if i >= real and i in self.vjp_outputs]
         self.fixed_types = fixed_types and _complete_types(gradient)
+        self.plain_tensors = plain_tensors
         # with fixed types, f's and df's plans' runs by the rest of their executors' call keys (see above)
         self.forward_plans: dict[tuple, Callable[..., Any]] = {}
         self.backward_plans: dict[tuple, Callable[..., Any]] = {}
@@ -269,8 +278,8 @@ def differentiable_function(op: DifferentiableGraphOp) -> Callable[..., Any]:
 
         def forward(ctx, x0, x1, x2, x3, x4, x5, x6):
             o0, o1, o2, o3, o4, o5, o6 = f.run((x0, x1, x2, x3, x4, x5, x6))
-            ctx.set_materialize_grads(False)
-            ctx.save_for_backward(x6, x3, x1, o4, o3, o6, o5, o2)
+            ctx.materialize_grads = False
+            ctx.to_save = (x6, x3, x1, o4, o3, o6, o5, o2, )
             ctx.inputs = (x0, x1, x2, x3, x4, x5, x6)
             return o0, o1
 
@@ -283,6 +292,9 @@ def differentiable_function(op: DifferentiableGraphOp) -> Callable[..., Any]:
             run = backward_plans.get(key) or op.backward_plan(key, inputs)
             d0, d1, d2, d3 = run(*inputs)
             return d0, None, d1, None, d2, d3, None
+
+    Behind the size guard, the inputs it checked to be tensors (`plain_tensors`) are not tested again:
+    `x0.requires_grad or ...`, `apply(unwrap(x0), ...)`.
 
     f's tensor inputs are detached (the seed's DifferentiableGraphOp) unless every output of f is fresh memory
     (_fresh): f runs with grad mode off inside the Function's forward, so detaching only keeps an input from
@@ -303,11 +315,12 @@ def differentiable_function(op: DifferentiableGraphOp) -> Callable[..., Any]:
         run_f = f"{_unpacked(outputs)}f.run(({f_inputs}))"
     real = outputs[:gradient.f_real_outputs]
     returned = f"return {', '.join(real)}" + ("," if len(real) == 1 else "")
-    requires = " or ".join(f"isinstance({x}, Tensor) and {x}.requires_grad" for x, t in zip(inputs, tensors) if t)
+    is_tensor = [f"isinstance({x}, Tensor) and " if k not in op.plain_tensors else "" for k, x in enumerate(inputs)]
+    requires = " or ".join(f"{known}{x}.requires_grad" for x, t, known in zip(inputs, tensors, is_tensor) if t)
     call = [f"def call({', '.join(inputs)}):"]
     if requires:
-        unwrapped = ", ".join(f"unwrap({x}) if isinstance({x}, Tensor) else {x}" if t else x
-                              for x, t in zip(inputs, tensors))
+        unwrapped = ", ".join((f"unwrap({x})" if not known else f"unwrap({x}) if isinstance({x}, Tensor) else {x}")
+                              if t else x for x, t, known in zip(inputs, tensors, is_tensor))
         call += [f"    if is_grad_enabled() and ({requires}):",
                  "        if not functorch_active():",
                  f"            result = apply({unwrapped})",
@@ -322,9 +335,11 @@ def differentiable_function(op: DifferentiableGraphOp) -> Callable[..., Any]:
     captured_names += [outputs[i] for i in gradient.df_input_captured_outputs]
     saved = [k for k, v in enumerate(captured) if _holds_tensor(v.type)]
     kept = [k for k in range(len(captured)) if k not in saved]
-    forward = [f"def forward(ctx, {', '.join(inputs)}):", f"    {run_f}", "    ctx.set_materialize_grads(False)"]
+    # ctx.materialize_grads and ctx.to_save: what FunctionCtx's set_materialize_grads and save_for_backward set
+    # (attributes of the C node, read when forward returns), set directly: two Python calls less per step
+    forward = [f"def forward(ctx, {', '.join(inputs)}):", f"    {run_f}", "    ctx.materialize_grads = False"]
     if saved:
-        forward.append(f"    ctx.save_for_backward({', '.join(captured_names[k] for k in saved)})")
+        forward.append(f"    ctx.to_save = ({''.join(captured_names[k] + ', ' for k in saved)})")
     if kept:
         forward.append(f"    ctx.captured = ({''.join(captured_names[k] + ', ' for k in kept)})")
     if op.temporaries:  # for backward_with_grad; inputs are never f's outputs (they are detached, or f's are fresh)

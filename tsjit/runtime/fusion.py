@@ -49,7 +49,7 @@ from tsjit.codegen.c_kernel import (
 )
 from tsjit.codegen.compiler import find_compiler, load_kernel
 from tsjit.codegen.launch import Launch, LaunchPlanner
-from tsjit.frontend.torch_tracing_flags import torch_jit_is_tracing
+from tsjit.frontend.torch_tracing_flags import ORIGINAL_GET_TRACING_STATE, torch_jit_is_tracing
 from tsjit.ir.graph import Graph, Node
 from tsjit.ir.types import TensorType
 from tsjit.runtime.interpreter import Code, InterpreterState
@@ -208,18 +208,20 @@ def _fast_path(tensors: tuple[bool, ...], count: int, dtype: torch.dtype, lazy: 
 
         def fused(x0, x1):
             function = lazy.function
-            if function is not None and not is_tracing():
+            if function is not None and torch_jit_tracing_state() is None:
                 grad = is_grad_enabled()
                 if type(x0) in plain and x0.dtype is dtype and x0.is_cpu and not (grad and x0.requires_grad):
                     planned = launches.get((x0.shape, x0.stride()))
                     if planned is not None and planned.serial:
-                        o0 = empty(*planned.sizes, dtype=dtype, device=cpu) if planned.like is None \
-                            else empty_like((x0,)[planned.like])
+                        like = planned.like
+                        model = None if like is None else (x0,)[like]
+                        o0 = empty(*planned.sizes, dtype=dtype, device=cpu) if model is None else empty_like(model)
                         function(0, planned.numel, planned.geometry, x0.data_ptr(), x1, o0.data_ptr())
                         return o0
             return slow(x0, x1)
 
     An output that concatenates (c_kernel.py) is allocated with its own sizes, `planned.output_sizes[k]`.
+    (torch_jit_tracing_state is what torch_jit_is_tracing asks, called without that Python function.)
     """
     names = [f"x{k}" for k in range(len(tensors))]
     inputs = ", ".join(names)
@@ -233,20 +235,22 @@ def _fast_path(tensors: tuple[bool, ...], count: int, dtype: torch.dtype, lazy: 
     source = "\n".join([
         f"def fused({inputs}):",
         "    function = lazy.function",
-        "    if function is not None and not is_tracing():",
+        "    if function is not None and torch_jit_tracing_state() is None:",
         "        grad = is_grad_enabled()",
         f"        if {guard}:",
         f"            planned = launches.get(({layout}))",
         "            if planned is not None and planned.serial:",
         "                like = planned.like",
+        f"                model = None if like is None else ({tensor_inputs})[like]",
         *[f"                {o} = empty(*planned.output_sizes[{k}], dtype=dtype, device=cpu)"
           if k < len(concats) and concats[k] is not None else
-          f"                {o} = empty(*planned.sizes, dtype=dtype, device=cpu) if like is None else "
-          f"empty_like(({tensor_inputs})[like])" for k, o in enumerate(outputs)],
+          f"                {o} = empty(*planned.sizes, dtype=dtype, device=cpu) if model is None else "
+          "empty_like(model)" for k, o in enumerate(outputs)],
         f"                function(0, planned.numel, planned.geometry, {', '.join(arguments)})",
         f"                return {', '.join(outputs)}",
         f"    return slow({inputs})"])
-    namespace = {"lazy": lazy, "is_tracing": torch_jit_is_tracing, "is_grad_enabled": torch.is_grad_enabled,
+    namespace = {"lazy": lazy, "torch_jit_tracing_state": ORIGINAL_GET_TRACING_STATE,
+                 "is_grad_enabled": torch.is_grad_enabled,
                  "plain": _PLAIN_TENSOR_TYPES, "dtype": dtype, "launches": launches, "empty": torch.empty,
                  "empty_like": torch.empty_like,
                  "cpu": torch.device("cpu"), "slow": slow}

@@ -226,6 +226,8 @@ class _Generator:
             self.if_(node, depth)
         elif node.kind is prim.Loop:
             self.loop(node, depth)
+        elif node.kind is prim.TupleConstruct:
+            self.tuple_construct(node, depth)
         elif node.kind in _CALL_KINDS:
             self.call(node, depth, _call_operation(node), range(len(node.inputs)))
         else:
@@ -241,6 +243,16 @@ class _Generator:
         if assigned and any(not v.uses for v in node.outputs):  # `a, _ = ...`: an unread result dies right away
             deleted = f"{deleted}, _" if deleted else "; del _"
         self.line(depth, f"{assigned}{function}({arguments}){deleted}", node)
+
+    def tuple_construct(self, node: Node, depth: int) -> None:
+        """`t = (a, b,)`: a tuple built where it is needed, not by a call (a plan returning several values builds
+        one on every call)."""
+        deleted = self.deletions(node, self.moved(node))
+        if node.output().uses:
+            self.line(depth, f"{self.local(node.output())} = ({''.join(self.read(v) + ', ' for v in node.inputs)})"
+                             f"{deleted}", node)
+        elif deleted:
+            self.line(depth, deleted[2:], node)
 
     def assignment(self, outputs: Sequence[Value]) -> str:
         """The left-hand side of a call's line: `y = `, `a, b = ` or nothing for results nobody reads."""

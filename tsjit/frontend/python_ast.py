@@ -660,13 +660,22 @@ class _Builder:
 
     def expr_Compare(self, node: ast.Compare) -> Expr:
         """`a < b <= c` is `a < b and b <= c`; `a not in b` is `not (a in b)`."""
-        operands = self._exprs([node.left, *node.comparators])
+        operands = [self.build_expr(node.left)]
+        operands += [self._compared(op, comparator) for op, comparator in zip(node.ops, node.comparators)]
         result = None
         for lhs, op, rhs in zip(operands, node.ops, operands[1:]):
             where = self.context.span(lhs.range.start, rhs.range.end)
             comparison = self._comparison(where, COMPARE_OPS[type(op)], lhs, rhs)
             result = comparison if result is None else BinOp.create(where, lx.TK_AND, result, comparison)
         return result
+
+    def _compared(self, op: ast.cmpop, comparator: ast.expr) -> Expr:
+        """A comparison's right operand. A set literal is only supported as the container of a membership test,
+        `op_name in {"sum", "prod"}`, where it is a list literal: TorchScript has no sets, and for the values a
+        list literal holds (numbers, strings, dtypes) membership by equality is what the set answers."""
+        if isinstance(op, ast.In | ast.NotIn) and isinstance(comparator, ast.Set):
+            return ListLiteral.create(self.context.range(comparator), self._exprs(comparator.elts))
+        return self.build_expr(comparator)
 
     @staticmethod
     def _comparison(where: SourceRange, op: str, lhs: Expr, rhs: Expr) -> Expr:

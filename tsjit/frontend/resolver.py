@@ -485,10 +485,13 @@ _NOT_BUILTINS = (torch.no_grad, torch.autocast)
 
 
 def _later_builtins() -> list[tuple[Any, str]]:
-    """Registered after the module scan: math's, and torch.jit's own helpers (found by definition site)."""
+    """Registered after the module scan: math's, torch.jit's own helpers (found by definition site), and
+    `torch.get_default_dtype`."""
     pairs = [(math.gcd, "aten::gcd"), (math.isfinite, "aten::isfinite"), (math.remainder, "aten::mathremainder")]
     pairs += [(getattr(torch.overrides, name), "aten::has_torch_function")
               for name in ("has_torch_function", "has_torch_function_unary", "has_torch_function_variadic")]
+    # tsjit's own: torch has no operator for it, torch.jit cannot compile it (see ops/builtins/environment.py)
+    pairs.append((torch.get_default_dtype, "prim::get_default_dtype"))
     internal = getattr(torch, "_jit_internal", None)
     if internal is not None and hasattr(internal, "is_scripting"):
         pairs.append((internal.is_scripting, "aten::is_scripting"))
@@ -769,6 +772,10 @@ def python_type_to_type(obj: Any, loc) -> T.Type | None:
     generic = _generic_type(obj, loc)
     if generic is not None:
         return generic
+    if inspect.isclass(obj) and issubclass(obj, torch.Tensor):
+        # a Tensor subclass (nn.Parameter, MaskedTensor) annotates a Tensor, as torch.jit's `is_tensor` rule
+        # has it; `input: Tensor | MaskedTensor` is Tensor
+        return T.TensorType.get()
     if is_named_tuple_class(obj):
         return named_tuple_type(obj, loc)
     if inspect.isclass(obj):

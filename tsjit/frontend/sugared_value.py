@@ -431,8 +431,28 @@ class BuiltinFunction(SugaredValue):
         return "builtin"
 
     def call(self, loc, emitter, args: list, kwargs: dict, n_binders: int = 1) -> SugaredValue:
+        kwargs, requires_grad = self._factory_requires_grad(kwargs)
         value = emit_builtin_call(emitter.graph, loc, self.symbol, args, kwargs, self.self_value)
+        if requires_grad is not None:
+            value = emit_builtin_call(emitter.graph, loc, aten.requires_grad_, [value, requires_grad])
         return SimpleValue(value)
+
+    def _factory_requires_grad(self, kwargs: dict) -> tuple[dict, Any]:
+        """`torch.randn(3, requires_grad=True)`: Python's factory functions (those whose schemas take the
+        TensorOptions `dtype`, `layout`, `device`, `pin_memory`) accept `requires_grad`, which PyTorch's
+        argument parser applies to the result and the schemas do not have. The call is matched without it and
+        the result gets `aten::requires_grad_`; a constant False (a new tensor's state) adds nothing.
+        Returns the keyword arguments to match and the `requires_grad` value, if a node must apply it."""
+        if self.self_value is not None or "requires_grad" not in kwargs:
+            return kwargs, None
+        schemas = [operator.schema for operator in get_operators(self.symbol)]
+        if not any(s.argument_index("pin_memory") is not None for s in schemas) or any(
+                s.argument_index("requires_grad") is not None for s in schemas):
+            return kwargs, None
+        rest = {name: value for name, value in kwargs.items() if name != "requires_grad"}
+        requires_grad = kwargs["requires_grad"]
+        constant = constant_of(requires_grad) if isinstance(requires_grad, Value) else requires_grad
+        return rest, (None if constant is False else requires_grad)
 
     @classmethod
     def try_create(cls, symbol: Symbol, self_value: Value | None) -> BuiltinFunction | None:

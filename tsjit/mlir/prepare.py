@@ -34,7 +34,8 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   they become int arithmetic, which it lowers.
 - `remove_prints`: `prim::Print` and `aten::warn` have no lowering; compiled programs do not print or warn.
 - `remove_grad_mode_contexts`: `with torch.no_grad():` creates a script object and enters and exits it
-  (prim::CreateObject, Enter, Exit), which have no lowering; compiled programs compute no gradients anyway.
+  (prim::CreateObject, Enter, Exit), which have no lowering; compiled programs compute no gradients anyway, so
+  `aten::requires_grad_` (a factory's `requires_grad=`, an in-place write the importer refuses) is dropped too.
   `torch.is_grad_enabled()` has no op either; programs ask it to choose between paths that compute the same
   values: nn.MultiheadAttention's and nn.TransformerEncoderLayer's fast paths (taken when it is False) call fused
   kernels torch-mlir has no op for (`aten::_native_multi_head_attention`), so it is True and the composite path,
@@ -106,6 +107,7 @@ from tsjit.errors import MLIRError
 from tsjit.ir import types as ts
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Block, Graph, Node
+from tsjit.ir.scalar_type import dtype_to_code
 from tsjit.ir.symbols import aten, prim
 from tsjit.mlir import shapes
 from tsjit.mlir.decompositions import decompose_unknown_operators
@@ -632,7 +634,8 @@ _GRAD_QUERIES = {aten.is_grad_enabled: True, prim.requires_grad: True, aten.is_a
 def remove_grad_mode_contexts(graph: Graph) -> bool:
     """Delete `no_grad()` / `enable_grad()` objects with their `__init__` call, Enter and Exit, answer
     `aten::is_grad_enabled()` and `prim::requires_grad(%t)` with True and `aten::is_autocast_enabled()` with
-    False (see the module docstring):
+    False (see the module docstring); `x.requires_grad_(b)` (`torch.empty(..., requires_grad=b)`) is `x`, and
+    `torch.get_default_dtype()` (prim::get_default_dtype) is the default dtype when the program is compiled:
 
         %g : __torch__...no_grad = prim::CreateObject()
         %n : NoneType = prim::CallMethod[name="__init__"](%g)      ->    (nothing)
@@ -648,7 +651,14 @@ def remove_grad_mode_contexts(graph: Graph) -> bool:
             node.destroy()
     grad_mode = _replace_by_constant(graph, [n for n in graph.all_nodes() if n.kind in _GRAD_QUERIES
                                              and log.opt_allowed()], lambda node: _GRAD_QUERIES[node.kind])
-    return bool(objects) or grad_mode
+    marks = [n for n in graph.all_nodes() if n.kind is aten.requires_grad_ and log.opt_allowed()]
+    for node in marks:
+        node.output().replace_all_uses_with(node.input(0))
+        node.destroy()
+    default_dtype = _replace_by_constant(graph, [n for n in graph.all_nodes() if n.kind is prim.get_default_dtype
+                                                 and log.opt_allowed()],
+                                         lambda node: dtype_to_code(torch.get_default_dtype()))
+    return bool(objects) or grad_mode or bool(marks) or default_dtype
 
 
 _DEFAULT_DTYPES = {ts.IntType: torch.int64, ts.FloatType: torch.float32, ts.BoolType: torch.bool}

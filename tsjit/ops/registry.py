@@ -153,6 +153,12 @@ _conservative_operators: set[str] = set()  # operator names registered with cons
 _pending_by_kind: dict[str, list[tuple[str, Operation | None, OperationFactory | None]]] = {}
 _lock = threading.RLock()
 _builtins_loaded = False  # whether tsjit.ops.builtins has registered its tables
+# operators tsjit has and PyTorch does not, by name: their schemas are known from the first lookup (the frontend
+# matches calls against them) and their implementations, rows of the builtins tables, load as PyTorch's JIT-only
+# builtins' do
+TSJIT_SCHEMAS: dict[str, tuple[str, ...]] = {
+    "prim::get_default_dtype": ("prim::get_default_dtype() -> ScalarType",),  # torch.get_default_dtype()
+}
 
 
 def get_operators(kind: Symbol | str) -> list[Operator]:
@@ -260,7 +266,8 @@ def _operators_for(kind: Symbol) -> list[Operator]:
         return _with_new_torch_operators(kind)
     with _lock:
         if kind not in _operators_by_kind:
-            _operators_by_kind[kind] = _load_torch_operators(kind)
+            _operators_by_kind[kind] = _load_torch_operators(kind) + [
+                Operator(text) for text in TSJIT_SCHEMAS.get(str(kind), ())]
             for schema, fn, factory in _pending_by_kind.pop(kind, ()):
                 _apply_registration(kind, schema, fn, factory)
         return _operators_by_kind[kind]

@@ -27,10 +27,11 @@ from tsjit.ir.symbols import aten, prim
 from tsjit.ops.matching import find_operator_for_node
 from tsjit.passes.dead_code_elimination import eliminate_dead_code, erase_loop_carried, node_has_side_effects
 
-# never folded: control flow, placeholders, profiling, and what must stay a node
+# never folded: control flow, placeholders, profiling, what must stay a node, and prim::get_default_dtype (it
+# reads process state when the program runs)
 SKIP_KINDS = frozenset({
     prim.If, prim.Loop, prim.Closure, prim.Constant, prim.AutogradZero, prim.Uninitialized, prim.Guard,
-    prim.profile, prim.profile_ivalue, prim.unchecked_unwrap_optional, aten.dequantize,
+    prim.profile, prim.profile_ivalue, prim.unchecked_unwrap_optional, aten.dequantize, prim.get_default_dtype,
 })
 NONDETERMINISTIC = frozenset({aten.rand, aten.randn, aten.randint, aten.randperm, aten.bernoulli,
                               aten.dropout, aten.multinomial, aten.normal, aten.poisson, aten.rrelu,

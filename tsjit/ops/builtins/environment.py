@@ -34,6 +34,12 @@ def autocast_dtype(device_type: str) -> int:
     return dtype_to_code(torch.get_autocast_dtype(device_type))
 
 
+def default_dtype() -> int:
+    """`torch.get_default_dtype()` when the program runs (torch has no operator for it; it is a Python function
+    reading process state, so a program compiled once answers what each call's caller has set)."""
+    return dtype_to_code(torch.get_default_dtype())
+
+
 def manual_seed(seed: int) -> None:
     torch.manual_seed(seed)
 
@@ -82,6 +88,7 @@ OPERATORS: list[tuple[str, Callable]] = [
     ("aten::is_autocast_enabled() -> bool", torch.is_autocast_enabled),
     ("aten::is_autocast_cpu_enabled() -> bool", is_autocast_cpu_enabled),
     ("aten::get_autocast_dtype(str device_type) -> ScalarType", autocast_dtype),
+    ("prim::get_default_dtype() -> ScalarType", default_dtype),
     ("aten::_get_cpu_capability() -> str", torch.backends.cpu.get_cpu_capability),
     ("aten::manual_seed(int seed) -> ()", manual_seed),
     ("aten::manual_seed.generator(Generator(a!) self, int seed) -> Generator(a!)", seed_generator),

@@ -11,6 +11,8 @@ Each is checked against eager PyTorch, and against torch.jit where torch.jit com
 
 from __future__ import annotations
 
+import io
+
 import pytest
 import torch
 from torch.masked.maskedtensor.core import MaskedTensor
@@ -122,3 +124,21 @@ def test_set_literal_elsewhere_stays_an_error():
     source = "def f(x: int):\n    s = {x, 1}\n    return x\n"
     with pytest.raises(tsjit.errors.CompileError, match="set literals"):
         build_definitions(source)
+
+
+# ---- torch.layout / dtype / memory_format defaults --------------------------------------------------------------
+def _strided_zeros(n: int, layout: torch.layout = torch.strided, dtype: torch.dtype = torch.float64,
+                   memory_format: torch.memory_format = torch.contiguous_format) -> torch.Tensor:
+    return torch.zeros(n, layout=layout, dtype=dtype).contiguous(memory_format=memory_format)
+
+
+def test_torch_enum_defaults_are_int_codes_that_save_and_load():
+    # torch.jit has no `torch.layout` annotation ("Unknown type name"): checked against eager only
+    scripted = tsjit.script(_strided_zeros)
+    defaults = [a.default_value for a in scripted.schema.arguments[1:]]
+    assert all(isinstance(d, int) for d in defaults)
+    assert torch.equal(scripted(3), _strided_zeros(3))
+    buffer = io.BytesIO()
+    tsjit.save(scripted, buffer)
+    buffer.seek(0)
+    assert torch.equal(tsjit.load(buffer)(3, *defaults), _strided_zeros(3))

@@ -45,6 +45,7 @@ from torch.nn.modules.utils import _list_with_default, _pair, _quadruple, _singl
 from tsjit.errors import CompileError, SchemaError
 from tsjit.frontend import torch_tracing_flags
 from tsjit.frontend.enum_values import enum_class_value, enum_member_value, enum_type_hook
+from tsjit.frontend.open_parameters import ABSTRACT_COLLECTIONS, OpenFunctionValue, abstract_collection, open_parameters
 from tsjit.frontend.operator_values import operator_value
 from tsjit.frontend.python_ast import build_definitions
 from tsjit.frontend.sugared_value import (
@@ -298,6 +299,9 @@ def _python_function(obj: Any, emitter, loc) -> SugaredValue | None:
     overloads = compiled_overloads_for(obj, loc)
     if overloads:
         return FunctionValue(overloads)
+    names, abstract = open_parameters(obj, PythonResolver.for_function(obj).lookup)
+    if names:
+        return OpenFunctionValue(obj, names, abstract, _qualified_name(obj))
     return FunctionValue([compiled_function_for(obj, loc)])
 
 
@@ -772,6 +776,9 @@ def python_type_to_type(obj: Any, loc) -> T.Type | None:
     generic = _generic_type(obj, loc)
     if generic is not None:
         return generic
+    collection = abstract_collection(obj)
+    if collection is not None:  # read by isinstance; a parameter so annotated is open (open_parameters.py)
+        return T.UnionType.create(list(ABSTRACT_COLLECTIONS[collection]))
     if inspect.isclass(obj) and issubclass(obj, torch.Tensor):
         # a Tensor subclass (nn.Parameter, MaskedTensor) annotates a Tensor, as torch.jit's `is_tensor` rule
         # has it; `input: Tensor | MaskedTensor` is Tensor

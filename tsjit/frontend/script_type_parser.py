@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import torch
+
 from tsjit.errors import CompileError
 from tsjit.frontend.parser import parse_expression
 from tsjit.frontend.tree_views import (
@@ -36,6 +38,7 @@ from tsjit.frontend.tree_views import (
     dotted_name,
 )
 from tsjit.ir import types as T
+from tsjit.ir.scalar_type import dtype_to_code, layout_to_code, memory_format_to_code
 from tsjit.ir.schema import Argument, FunctionSchema
 from tsjit.ir.type_parser import ANNOTATION_BASE_TYPES as BASE_TYPES
 from tsjit.source import lexer as lx
@@ -202,13 +205,17 @@ class ScriptTypeParser:
 
 
 _NO_DEFAULT = object()
+_ENUM_CODES = {torch.dtype: dtype_to_code, torch.layout: layout_to_code, torch.memory_format: memory_format_to_code}
 
 
 def coerce_default(value: Any, type_: T.Type) -> Any:
     """A default value as the parameter's type holds it: `norm_type: float = 2` is 2.0, tuples for lists
-    are lists (TorchScript converts Python defaults to the declared type)."""
+    are lists, `torch.strided` is its int code (TorchScript converts Python defaults to the declared type)."""
     if isinstance(type_, T.OptionalType):
         return value if value is None else coerce_default(value, type_.elem)
+    if isinstance(type_, T.IntType) and type(value) in _ENUM_CODES:
+        # `layout: torch.layout = torch.strided`: TorchScript's dtypes, layouts and memory formats are ints
+        return _ENUM_CODES[type(value)](value)
     if isinstance(type_, T.FloatType) and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if isinstance(type_, T.ComplexType) and isinstance(value, int | float) and not isinstance(value, bool):

@@ -25,6 +25,7 @@ import typing
 import weakref
 from typing import Any
 
+from tsjit.frontend.example_types import with_parameter_types
 from tsjit.frontend.sugared_value import FunctionValue, SugaredValue
 from tsjit.frontend.tree_views import Decl
 from tsjit.ir import types as T
@@ -118,7 +119,6 @@ _specializations: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def _specialization(fn, qualified_name: str, types: dict[str, T.Type], loc):
     """The GraphFunction of `fn` with its open parameters typed by `types` (cached per function and types)."""
     # breaks a real cycle: ir_emitter imports the resolver, which imports this module
-    from tsjit.frontend.example_types import with_parameter_types
     from tsjit.frontend.ir_emitter import GraphFunction, python_function_definition
 
     key = tuple(sorted((name, type_.annotation_str()) for name, type_ in types.items()))

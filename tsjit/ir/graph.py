@@ -372,8 +372,10 @@ class Node:
             if value.uses:
                 users = ", ".join(str(u.user.kind) for u in value.uses)
                 raise IRError(f"cannot destroy {self.kind}: output %{value.debug_name} is still used by {users}")
-        for i in reversed(range(len(self.outputs))):
-            self.erase_output(i)
+        for value in self.outputs:  # erase_output's work without renumbering what goes anyway
+            if value._name is not None:
+                value.set_debug_name(None)
+        self.outputs = ()
         self.remove_all_inputs()
         while self.blocks:
             self.erase_block(len(self.blocks) - 1)

@@ -666,11 +666,12 @@ class Block:
 
         for old in source.inputs:
             local[old] = self.add_input().copy_metadata(old)
-        create_clone, return_node = self.graph.create_clone, self.return_node
+        create_clone, last = self.graph.create_clone, self.return_node.prev
+        assert last is not None, "a block's node list is circular"
         for old_node in source.nodes():
-            # a fresh clone of this graph goes straight before the return node (what append_node checks holds)
-            new_node = create_clone(old_node, lookup)._link_after(return_node.prev, self)
-            local.update(zip(old_node.outputs, new_node.outputs))
+            # a fresh clone of this graph goes straight after the last node (what append_node checks holds)
+            last = create_clone(old_node, lookup)._link_after(last, self)
+            local.update(zip(old_node.outputs, last.outputs))
         for old in source.outputs:
             self.register_output(lookup(old))
 

@@ -7,6 +7,10 @@ import os
 import subprocess
 import sys
 
+import torch
+
+import tsjit
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 _SCRIPT_AND_RUN_THE_BENCH_PROGRAMS = """
@@ -71,3 +75,47 @@ def test_import_loads_the_function_frontend_and_a_function_needs_no_more():
                             env=env, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip() == "ok"
+
+
+class _Scale(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return _halve(x) * 3
+
+
+def _halve(x: torch.Tensor) -> torch.Tensor:
+    return x / 2
+
+
+class _ThreeCalls(torch.nn.Module):
+    """One submodule and one function, each called from several places (as the encoder's `_canonical_mask`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = _Scale()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.scale(x) + self.scale(x + 1) + _halve(self.scale(x - 1))
+
+
+def test_each_function_is_optimized_once_however_many_callers_inline_it(monkeypatch):
+    from tsjit.frontend import ir_emitter
+    from tsjit.passes import inliner
+
+    optimized, inlined = [], []
+    inline_calls, inline_call = ir_emitter.inline_calls, inliner._inline_call
+
+    def counting_inline_calls(graph):  # GraphFunction.optimized_graph's first step, once per optimized graph built
+        optimized.append(graph)
+        return inline_calls(graph)
+
+    def counting_inline_call(node, function):
+        inlined.append(function.qualname)
+        return inline_call(node, function)
+
+    monkeypatch.setattr(ir_emitter, "inline_calls", counting_inline_calls)
+    monkeypatch.setattr(inliner, "_inline_call", counting_inline_call)
+    module, x = _ThreeCalls(), torch.randn(4)
+    assert torch.equal(tsjit.script(module)(x), module(x))
+    # forward, _Scale.forward and _halve: three graphs optimized, however many times they are inlined
+    assert len(optimized) == 3
+    assert sorted(name.rsplit(".", 1)[-1] for name in inlined) == ["_halve", "_halve", "forward", "forward", "forward"]

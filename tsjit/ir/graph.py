@@ -50,6 +50,10 @@ class UseList:
             raise IRError(f"use {use.offset} of {use.user.kind} is recorded twice")
         self._uses[use] = None
 
+    def append_new(self, use: Use) -> None:
+        """Record a use of a node made just now (a clone's inputs), which cannot be recorded yet."""
+        self._uses[use] = None
+
     def remove(self, use: Use) -> None:
         try:
             del self._uses[use]
@@ -368,8 +372,10 @@ class Node:
             if value.uses:
                 users = ", ".join(str(u.user.kind) for u in value.uses)
                 raise IRError(f"cannot destroy {self.kind}: output %{value.debug_name} is still used by {users}")
-        for i in reversed(range(len(self.outputs))):
-            self.erase_output(i)
+        for value in self.outputs:  # erase_output's work without renumbering what goes anyway
+            if value._name is not None:
+                value.set_debug_name(None)
+        self.outputs = ()
         self.remove_all_inputs()
         while self.blocks:
             self.erase_block(len(self.blocks) - 1)
@@ -660,9 +666,12 @@ class Block:
 
         for old in source.inputs:
             local[old] = self.add_input().copy_metadata(old)
+        create_clone, last = self.graph.create_clone, self.return_node.prev
+        assert last is not None, "a block's node list is circular"
         for old_node in source.nodes():
-            new_node = self.append_node(self.graph.create_clone(old_node, lookup))
-            local.update(zip(old_node.outputs, new_node.outputs))
+            # a fresh clone of this graph goes straight after the last node (what append_node checks holds)
+            last = create_clone(old_node, lookup)._link_after(last, self)
+            local.update(zip(old_node.outputs, last.outputs))
         for old in source.outputs:
             self.register_output(lookup(old))
 
@@ -801,7 +810,7 @@ class Graph:
             if type(value) is not Value or value.node.graph is not self:
                 _check_same_graph(self, value, f"input of {node.kind}")
             inputs.append(value)
-            value.uses.append(Use(clone, offset))
+            value.uses.append_new(Use(clone, offset))
         clone.inputs = tuple(inputs)
         outputs = []
         for offset, old in enumerate(node.outputs):
@@ -811,7 +820,7 @@ class Graph:
                 value.set_debug_name(old._name)
         clone.outputs = tuple(outputs)
         clone.clone_from(node)
-        if node._schema is not None and all(a.type == b.type for a, b in zip(clone.inputs, node.inputs)):
+        if node._schema is not None and _same_types(clone.inputs, node.inputs):
             clone._schema = node._schema  # the same kind, attributes and input types: the same schema
         if copy_blocks:
             for block in node.blocks:
@@ -930,6 +939,14 @@ def _check_same_graph(graph: Graph, value: Value, what: str) -> None:
         raise IRError(f"{what} must be a Value, got {type(value).__name__}")
     if value.node.graph is not graph:
         raise IRError(f"%{value.debug_name} belongs to another graph and cannot be used as {what}")
+
+
+def _same_types(values: tuple[Value, ...], others: tuple[Value, ...]) -> bool:
+    """Whether the values have the same types, pairwise (a copy's types are mostly the very same objects)."""
+    for value, other in zip(values, others):
+        if value.type is not other.type and value.type != other.type:
+            return False
+    return True
 
 
 def _is_valid_name(name: str) -> bool:

@@ -47,7 +47,9 @@ STABLEHLO_SCALARS = ("StableHLO (as torch-mlir lowers to it) keeps no scalar val
 CONTROL_FLOW = "control flow decided at run time: the TOSA and StableHLO contracts have no control flow"
 LIST_MUTATION = ("a list mutated inside a loop that does not run a fixed number of times: torch-mlir cannot follow "
                  "list mutation through control flow (tsjit refuses it, see tsjit/mlir/prepare.py)")
-ALIASED_WRITE = ("an in-place write to an input, a view or a module attribute (running statistics, a counter): "
+SLICE_SCATTER_BOUNDS = ("a write into `x[1:]` becomes aten::slice_scatter with end None, which torch-mlir lowers to "
+                        "TOSA and StableHLO only with constant bounds")
+ALIASED_WRITE = ("an in-place write to a module attribute or to a method's input (running statistics, a counter): "
                  "remove_mutation only removes writes to tensors nothing else aliases")
 ISINSTANCE = "prim::isinstance on a type known only at run time has no torch-dialect form"
 OPTIONAL_TENSOR_ARGUMENT = ("an Optional[Tensor] argument left to its None default: the If on it yields a tensor of "
@@ -74,7 +76,6 @@ FORK = "fork/wait has no torch-dialect form: prim::fork runs its subgraph asynch
 _EVERY_BACKEND: dict[str, str] = {
     'function:all_any': LIST_MUTATION,
     'function:assert_isinstance_refines': ISINSTANCE,
-    'function:augmented_assignment': ALIASED_WRITE,
     'function:bitwise_on_tensors': _no_op('aten::__xor__'),
     'function:device_and_dtype_arguments': STR_RESULT,
     'function:dict_annotated': _dicts('aten::values'),
@@ -90,7 +91,6 @@ _EVERY_BACKEND: dict[str, str] = {
     'function:functional_embedding_bag': EMBEDDING_BAG,
     'function:functional_grid_sample': _no_op('aten::affine_grid_generator'),
     'function:functional_more_losses': _no_op('aten::nll_loss_nd'),
-    'function:fork_and_wait': FORK,
     'function:forks_in_a_loop': FORK,
     'function:int_arith': _no_op('aten::__lshift__'),
     'function:int_bit_ops': _no_op('aten::__and__'),
@@ -108,7 +108,6 @@ _EVERY_BACKEND: dict[str, str] = {
     'function:loop_over_dict_items': _dicts('aten::items'),
     'function:math_module': _no_op('aten::sqrt'),
     'function:min_max_abs': _no_op('prim::abs'),
-    'function:nested_forks': FORK,
     'function:optional_tensor_default': OPTIONAL_TENSOR_ARGUMENT,
     'function:pow_variants': _no_op('aten::pow'),
     'function:range_list_and_len': LIST_MUTATION,
@@ -117,9 +116,6 @@ _EVERY_BACKEND: dict[str, str] = {
     'function:string_methods': _strings('aten::upper'),
     'function:string_split_join': _strings('aten::split'),
     'function:sum_of_list_comprehension': LIST_MUTATION,
-    'function:tensor_aug_assign_slices': ALIASED_WRITE,
-    'function:tensor_index_assign': ALIASED_WRITE,
-    'function:tensor_index_put': ALIASED_WRITE,
     'function:tensor_item': ITEM,
     'function:tensor_to_number': ITEM,
     'function:torch_functional_module': _no_op('aten::cdist'),
@@ -224,6 +220,7 @@ _TOSA: dict[str, str] = {
     'function:simple_lstm': TOSA_SCALARS,
     'function:starred_unpack': TOSA_SCALARS,
     'function:tensor_advanced_indexing': _no_lowering('tosa', 'torch.aten.tensor'),
+    'function:tensor_aug_assign_slices': SLICE_SCATTER_BOUNDS,
     'function:tensor_casts': TOSA_F64,
     'function:tensor_factories': TOSA_F64,
     'function:tensor_indexing': _no_lowering('tosa', 'torch.aten.slice.Tensor'),
@@ -284,6 +281,7 @@ _STABLEHLO: dict[str, str] = {
     'function:simple_lstm': STABLEHLO_SCALARS,
     'function:sort_and_topk': IREE_TOPK,
     'function:tensor_advanced_indexing': STABLEHLO_SCALARS,
+    'function:tensor_aug_assign_slices': SLICE_SCATTER_BOUNDS,
     'function:tensor_list_indexing': STABLEHLO_SCALARS,
     'function:tensor_tolist': STABLEHLO_SCALARS,
     'function:ternary': CONTROL_FLOW,

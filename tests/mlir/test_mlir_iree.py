@@ -6,6 +6,7 @@ import pytest
 import torch
 from mlir_corpus import assert_close
 
+import tsjit
 import tsjit.mlir
 from tsjit import log
 from tsjit.errors import MLIRError
@@ -126,3 +127,22 @@ def test_the_artifact_caches_are_bounded(tmp_path, monkeypatch, capsys):
     iree.compile(modules[2])  # the most recent is still cached
     assert len(compiled) == 4
     log.reset()
+
+
+def _write_inputs(x: torch.Tensor, y: torch.Tensor, rows: torch.Tensor):
+    x[0] = 1.0
+    x[1:2] = x[0:1]
+    x[:, 3] = 2
+    y.zero_()
+    return x.sum(), rows * 2
+
+
+def test_writes_to_inputs_are_copied_back_into_the_callers_tensors():
+    function = tsjit.script(_write_inputs)
+    examples = [torch.randn(3, 4), torch.randn(2), torch.randn(2)]
+    for output_type in ("linalg-on-tensors", "tosa"):
+        program = iree.compile(tsjit.mlir.compile(function, examples, output_type=output_type))
+        assert program.written_inputs == (0, 1)
+        ours, theirs = [e.clone() for e in examples], [e.clone() for e in examples]
+        assert_close(program(*ours), _write_inputs(*theirs))
+        assert_close(ours, theirs)

@@ -87,3 +87,37 @@ graph(%x : Tensor):
   %r : Tensor = aten::relu_(%y)
   return (%y)""", inputs=[(torch.randn(3, 2),)], present=["aten::select_scatter", "aten::slice_scatter"],
                absent=["aten::copy_", "aten::add_", "aten::relu_"])
+
+
+def test_a_view_read_before_the_write_and_a_view_of_a_view_are_written_through():
+    check_pass(remove_mutation, """
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %false : bool = prim::Constant[value=0]()
+  %y : Tensor = aten::clone(%x, %none)
+  %source : Tensor = aten::slice(%y, %zero, %zero, %one, %one)
+  %target : Tensor = aten::slice(%y, %zero, %one, %two, %one)
+  %w : Tensor = aten::copy_(%target, %source, %false)
+  %column : Tensor = aten::slice(%y, %zero, %none, %none, %one)
+  %cell : Tensor = aten::select(%column, %one, %two)
+  %c : Tensor = aten::add_(%cell, %one, %one)
+  return (%y)""", inputs=[(torch.randn(3, 4),)], present=["aten::slice_scatter", "aten::select_scatter"],
+               absent=["aten::copy_", "aten::add_"])
+
+
+def test_a_view_read_after_the_write_keeps_it():
+    check_pass(remove_mutation, """
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %y : Tensor = aten::clone(%x, %none)
+  %first : Tensor = aten::select(%y, %zero, %zero)
+  %row : Tensor = aten::select(%y, %zero, %one)
+  %w : Tensor = aten::mul_(%row, %one)
+  %r : Tensor = aten::add(%first, %w, %one)
+  return (%r)""", changed=False)
+

@@ -158,6 +158,7 @@ class CompiledProgram:
         self.vmfb = vmfb
         self.result_type = lowered.result_type
         self.input_types = lowered.input_types
+        self.written_inputs = lowered.written_inputs
         self._context = runtime.SystemContext(config=_runtime_config())
         self._context.add_vm_module(runtime.VmModule.copy_buffer(self._context.instance, vmfb))
         self._function = self._context.modules.module[lowered.entry]
@@ -171,7 +172,20 @@ class CompiledProgram:
             results = self._function(*[_to_iree(a) for a in flat])
         except (RuntimeError, ValueError) as error:  # a failed assert (cf.assert), inputs of other static sizes
             raise MLIRError(f"IREE: {error}") from None
+        if self.written_inputs:
+            results = self._copy_back(flat, results)
         return _to_torch(results, self.result_type)
+
+    def _copy_back(self, flat: list, results):
+        """Copy the new values of the arguments the program writes (returned last) into the caller's tensors,
+        as eager would have written them; the program's own results."""
+        results = results if isinstance(results, tuple | list) else (results,)
+        count = len(self.written_inputs)
+        for index, value in zip(self.written_inputs, results[-count:]):
+            with torch.no_grad():
+                flat[index].copy_(_element_to_torch(value, self.input_types[index]))
+        own = results[:-count]
+        return own[0] if len(own) == 1 and not isinstance(self.result_type, ts.TupleType) else tuple(own)
 
 
 def _flatten(args: Sequence) -> list:

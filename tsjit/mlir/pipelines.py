@@ -46,13 +46,15 @@ _FUNCTION_PIPELINE = "torch-function-to-torch-backend-pipeline"
 @dataclass(eq=False)
 class LoweredModule:
     """The compiled MLIR module and what a caller needs to run it: the entry function's name, the program's
-    (flattened) argument types and its TorchScript result type."""
+    (flattened) argument types, its TorchScript result type and the (flattened) arguments it writes in place,
+    whose new values it returns after its result (tsjit/mlir/prepare.py, `return_written_inputs`)."""
 
     module: object  # torch_mlir.ir.Module; its Context is kept alive with it
     output_type: str
     entry: str
     input_types: list[ts.Type]
     result_type: ts.Type
+    written_inputs: tuple[int, ...] = ()
 
     def __str__(self) -> str:
         return str(self.module)
@@ -93,7 +95,8 @@ def compile(target, example_args_or_annotations: Sequence = (), output_type: str
             run_pipeline(module, _MODULE_PIPELINE if program.module else _FUNCTION_PIPELINE,
                          "the torch backend contract")
         inputs = [v.type for v in program.graph.inputs[1 if program.module else 0:]]
-        lowered = LoweredModule(module, "torch", method, inputs, program.result_type or program.graph.outputs[0].type)
+        lowered = LoweredModule(module, "torch", method, inputs, program.result_type or program.graph.outputs[0].type,
+                                program.written_inputs)
         if output_type == "torch":
             return lowered
         bar.stage(f"torch-mlir: {output_type}")

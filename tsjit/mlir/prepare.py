@@ -79,6 +79,12 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   with `xs` an argument) becomes N arguments and a ListConstruct, when the program only reads the list.
 - `unpack_list_result`: nor a list result (`torch.split(x, 2)`, `torch.unbind(x)` returned): once refinement
   knows its length, the program returns the list's tensors as a tuple.
+- `return_written_inputs` (tsjit/passes/remove_mutation.py) and `return_one_result`: a program that writes its
+  tensor inputs in place (`x[0] = 1.0`, `x.zero_()`) cannot be imported with value semantics, and the backend
+  contract has no way to write an argument. As torch.export's functionalization does, each written input is
+  cloned, remove_mutation removes the writes to the clone, and the clone's final value is returned after the
+  program's result (one flat tuple); tsjit.mlir.iree copies it back into the caller's tensor, so that the caller
+  sees what eager shows it. (Methods of modules do not get this yet: their writes stay an error.)
 - `flatten_tuple_result`: torch-mlir's AdjustCallingConventions expands a returned tuple into several results
   but not a tuple nested in it (LSTM's `(output, (h, c))`, NamedTuples), leaving "'func.return' op has N
   operands"; a nested tuple result is returned flat, and the caller (tsjit.mlir.iree) nests it again by the
@@ -119,7 +125,7 @@ from tsjit.passes.constant_propagation import inline_if_branch
 from tsjit.passes.dead_code_elimination import eliminate_dead_code
 from tsjit.passes.fold_static_types import fold_static_types
 from tsjit.passes.pass_runner import run_pass
-from tsjit.passes.remove_mutation import remove_mutation
+from tsjit.passes.remove_mutation import remove_mutation, return_written_inputs, written_inputs
 from tsjit.passes.shape_analysis import may_change_tensor_metadata
 from tsjit.passes.static_control_flow import eliminate_static_control_flow
 
@@ -137,6 +143,7 @@ class PreparedProgram:
     value_semantics: bool
     annotations: list[TensorAnnotation | None] = field(default_factory=list)  # per (flattened) input
     result_type: ts.Type | None = None  # the program's own result type (the graph's may be flattened)
+    written_inputs: tuple[int, ...] = ()  # (flattened) inputs the program writes, returned after its result
 
 
 # ---- programs ------------------------------------------------------------------------------------------------
@@ -164,6 +171,11 @@ def prepare_function(graph: Graph, examples: Sequence, options: Options, copy: b
     flat = _flat_examples(graph.inputs, examples)
     run_pass(flatten_tuple_inputs, graph)
     run_pass(flatten_tuple_result, graph)
+    written = tuple(graph.inputs.index(v) for v in written_inputs(graph)) if options.value_semantics is not False \
+        else ()
+    if written:
+        run_pass(return_written_inputs, graph)
+        run_pass(return_one_result, graph)
     _specialize_inputs(graph, flat)
     _rewrite(graph, options, _device_of(flat))
     arguments = [_abstract_argument(v.type, e) for v, e in zip(graph.inputs, flat)]
@@ -172,7 +184,7 @@ def prepare_function(graph: Graph, examples: Sequence, options: Options, copy: b
             run_pass(unpack_list_result, graph, _list_length(shapes.refine_types(graph, arguments))):
         shapes.refine_types(graph, arguments)
     annotations = [annotation_from(e) for e in flat]
-    return PreparedProgram(graph, None, _value_semantics([graph], options), annotations, result_type)
+    return PreparedProgram(graph, None, _value_semantics([graph], options), annotations, result_type, written)
 
 
 def prepare_module(root: ModuleValue, method: str, examples: Sequence, options: Options,
@@ -443,6 +455,28 @@ def flatten_tuple_result(graph: Graph) -> bool:
         flat = graph.insert_node(graph.create(prim.TupleConstruct, leaves))
         flat.output().set_type(ts.TupleType([leaf.type for leaf in leaves]))
     graph.return_node.replace_input(0, flat.output())
+    return True
+
+
+def return_one_result(graph: Graph) -> bool:
+    """Several graph outputs (the program's result, then the inputs it writes: return_written_inputs) become
+    one flat tuple of their leaves; a None result has none. tsjit.mlir.iree splits the written inputs off again
+    and copies them into the caller's tensors:
+
+        return (%r, %x.w)   ->   %t : (Tensor, Tensor) = prim::TupleConstruct(%r, %x.w)
+                                 return (%t)
+    (It changes the signature the results come back in, so it does not ask `tsjit.log.opt_allowed()`.)
+    """
+    if len(graph.outputs) < 2:
+        return False
+    with graph.insert_point_guard(graph.return_node):
+        leaves = [leaf for v in graph.outputs if not isinstance(v.type, ts.NoneType)
+                  for leaf in _tuple_leaves(graph, v)]
+        flat = graph.insert_node(graph.create(prim.TupleConstruct, leaves))
+        flat.output().set_type(ts.TupleType([leaf.type for leaf in leaves]))
+    while graph.outputs:
+        graph.erase_output(0)
+    graph.register_output(flat.output())
     return True
 
 

@@ -49,6 +49,8 @@ from tsjit.ir.graph import Graph, Node
 from tsjit.ir.symbols import prim
 from tsjit.mlir.objects import ModuleValue, Slot, instances
 from tsjit.passes import inliner
+from tsjit.passes.inline_fork_wait import inline_fork_wait
+from tsjit.passes.pass_runner import run_pass
 
 
 def is_script_module(target) -> bool:
@@ -126,10 +128,12 @@ def inline_function_calls(graph: Graph) -> Graph:
 
 
 def inline_function_calls_in_place(graph: Graph) -> None:
-    """Inline the `prim::CallFunction`s of known functions in `graph` itself."""
+    """Inline the `prim::CallFunction`s of known functions in `graph` itself, and the forks only waited on
+    (the torch dialect has no fork/wait; tsjit/passes/inline_fork_wait.py), whose bodies call functions too."""
     while True:
+        forked = run_pass(inline_fork_wait, graph)
         calls = [n for n in graph.all_nodes() if n.kind is prim.CallFunction and inliner._callee(n) is not None]
-        if not calls:
+        if not calls and not forked:
             return
         for node in calls:
             inliner._inline_call(node, inliner._callee(node))

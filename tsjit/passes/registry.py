@@ -110,6 +110,10 @@ _TABLE = (
     # generic rewrites MLIR preparation needs (tsjit/mlir/prepare.py runs them)
     ("remove_mutation", f"{_PASSES}.remove_mutation",
      "in-place ops on tensors nothing else observes become out-of-place (writes into select/slice views too)"),
+    ("return_written_inputs", f"{_PASSES}.remove_mutation",
+     "tensor inputs written in place are cloned first thing and returned as extra outputs (then removable)"),
+    ("inline_fork_wait", f"{_PASSES}.inline_fork_wait",
+     "forks whose future is only waited on run their subgraph where forked; the waits read its result"),
     ("eliminate_static_control_flow", f"{_PASSES}.static_control_flow",
      "scalar ops on constants folded, constant tuples and list literals forwarded, Ifs on constants inlined, "
      "constant loops peeled"),
@@ -139,6 +143,7 @@ _TABLE = (
      "refuses a list mutated inside a loop or branch (torch-mlir mishandles it); never changes the graph"),
     ("flatten_tuple_inputs", _MLIR, "each tuple input becomes one input per element, rebuilt by a TupleConstruct"),
     ("flatten_tuple_result", _MLIR, "a returned tuple holding tuples is returned flat"),
+    ("return_one_result", _MLIR, "several graph outputs are returned as one flat tuple of their leaves"),
     ("decompose_recurrent_layers", "tsjit.mlir.rnn",
      "aten::lstm, gru, rnn_tanh and rnn_relu unrolled over their time steps into matmuls and activations"),
     ("select_ifs_to_where", _MLIR,

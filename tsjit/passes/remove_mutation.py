@@ -22,12 +22,26 @@ on the view and a `select_scatter` / `slice_scatter` that makes the new whole te
     %w : Tensor = aten::copy_(%row, %three, %false)   ->    %w : Tensor = aten::copy(%row, %three, %false)
     %r : Tensor = aten::relu(%y)                            %y.1 : Tensor = aten::select_scatter(%y, %w, %zero, %zero)
                                                             %r : Tensor = aten::relu(%y.1)
+
+A view of the tensor taken before the write and read only up to it (`x[1:2] = x[0:1]`: the source is a view of
+the written tensor) sees the old value, as it did. A write into a view of a view (`x[:, 3] = 2`, `x[2, 2] = v`)
+becomes a write of the outer view, one level at a time:
+
+  %col : Tensor = aten::slice(%y, %one, %one, %two, %one)     %w : Tensor = aten::copy(%cell, %v, %false)
+  %cell : Tensor = aten::select(%col, %zero, %two)      ->    %c : Tensor = aten::select_scatter(%col, %w, %zero, %two)
+  %w : Tensor = aten::copy_(%cell, %v, %false)                %c.1 : Tensor = aten::copy_(%col, %c, %false)
+
+`return_written_inputs` makes writes to the graph's own tensor inputs removable, as functionalization does in
+torch.export: a written input is cloned first thing, the clone takes the input's uses (so the writes land on a
+fresh tensor that this pass then removes), and its final value becomes an extra graph output, which the caller
+copies back into its tensor (tsjit.mlir does), so that what the caller observes is unchanged.
 """
 
 from __future__ import annotations
 
 from tsjit import log
 from tsjit.ir import types as ts
+from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Graph, Node, Use, Value
 from tsjit.ir.symbols import Symbol, aten, prim
 from tsjit.ops.registry import find_operator
@@ -39,11 +53,14 @@ def remove_mutation(graph: Graph) -> bool:
     """Functionalize every in-place op whose write nothing else observes; repeat until none is left."""
     changed = False
     while True:
-        node = next((n for n in graph.all_nodes() if _functionalizable(n) or _view_write(n)), None)
+        node = next((n for n in graph.all_nodes() if _functionalizable(n) or _view_write(n) or
+                     _nested_view_write(n)), None)
         if node is None or not log.opt_allowed():
             return changed
         if _view_write(node):
             _functionalize_view_write(graph, node)
+        elif _nested_view_write(node):
+            _write_outer_view(graph, node)
         else:
             _functionalize(graph, node)
         changed = True
@@ -129,10 +146,36 @@ def _harmless_use(use: Use, mutation: Node, view: Node | None = None) -> bool:
     user = use.user
     if user is mutation or user is view or user.is_after(mutation):
         return True
+    return _keeps_no_alias(use) or _view_read_before(use, mutation)
+
+
+def _argument_alias(use: Use):
+    """The alias annotation of the argument `use` passes (None when it has none), or False without a schema."""
+    user = use.user
     schema = user.maybe_schema() if user.kind.ns in ("aten", "prim") else None
     if schema is None or use.offset >= len(schema.arguments):
         return False
-    return schema.arguments[use.offset].alias_info is None
+    return schema.arguments[use.offset].alias_info
+
+
+def _keeps_no_alias(use: Use) -> bool:
+    return _argument_alias(use) is None
+
+
+def _is_view_use(use: Use) -> bool:
+    """Whether the user returns a view of the used value (`aten::select(Tensor(a) self, ...) -> Tensor(a)`)."""
+    alias = _argument_alias(use)
+    return bool(alias) and not alias.is_write and len(use.user.outputs) == 1
+
+
+def _view_read_before(use: Use, mutation: Node) -> bool:
+    """A view taken before `mutation` and read, up to `mutation` only, by ops that keep no alias (or by
+    `mutation` itself): it sees the value before the write, as it did before the write was removed."""
+    if not _is_view_use(use) or not use.user.is_before(mutation):
+        return False
+    return all(u.user is mutation or (u.user.is_before(mutation) and (_keeps_no_alias(u) or
+                                                                      _view_read_before(u, mutation)))
+               for u in use.user.output().uses)
 
 
 def _view_write(node: Node) -> bool:
@@ -148,6 +191,29 @@ def _view_write(node: Node) -> bool:
     return all(_harmless_use(use, node, view) for use in base.uses)
 
 
+def _nested_view_write(node: Node) -> bool:
+    """An in-place op on a select/slice view of a select/slice view (same block), whose result nobody uses and
+    whose view is read only up to the op."""
+    view = node.input(0).node if node.inputs else None
+    if view is None or view.kind not in _SCATTERS or view.owning_block is not node.owning_block:
+        return False
+    outer = view.input(0).node
+    if outer.kind not in _SCATTERS or outer.owning_block is not node.owning_block or node.output().uses:
+        return False
+    return _out_of_place(node) is not None and all(
+        use.user is node or (use.user.is_before(node) and _harmless_use(use, node)) for use in view.output().uses)
+
+
+def _write_outer_view(graph: Graph, node: Node) -> None:
+    view = node.input(0).node
+    outer = view.input(0)
+    with graph.insert_point_guard(node):
+        written = graph.insert_node(graph.create(_functional_kind(node), node.inputs)).output()
+        written.set_type(node.output().type)
+        graph.insert(aten.copy_, [outer, _scatter(graph, view, written), False])
+    node.destroy()
+
+
 def _functional_kind(node: Node) -> Symbol:
     kind = _out_of_place(node)
     assert kind is not None, "only nodes with an out-of-place form are functionalized"
@@ -160,11 +226,29 @@ def _functionalize_view_write(graph: Graph, node: Node) -> None:
     with graph.insert_point_guard(node):
         written = graph.insert_node(graph.create(_functional_kind(node), node.inputs)).output()
         written.set_type(node.output().type)
-        whole = graph.insert(_SCATTERS[view.kind], [base, written, *view.inputs[1:]]).set_type(base.type)
+        whole = _scatter(graph, view, written)
     view.output().replace_uses_with_if(written, lambda use: use.user.is_after(node))
     node.output().replace_all_uses_with(written)
     base.replace_uses_with_if(whole, lambda use: use.user.is_after(node) and use.user is not whole.node)
     node.destroy()
+
+
+def _scatter(graph: Graph, view: Node, written: Value) -> Value:
+    """The view's base with `written` in the view's place. A slice of a whole dimension (`x[:, 3]` slices
+    dimension 0 with no bounds) is its base, so its scatter is `written` itself (torch-mlir's TOSA and StableHLO
+    lowerings of `slice_scatter` need constant bounds)."""
+    base = view.input(0)
+    if view.kind is aten.slice and _is_whole_slice(view):
+        return written
+    return graph.insert(_SCATTERS[view.kind], [base, written, *view.inputs[1:]]).set_type(base.type)
+
+
+def _is_whole_slice(view: Node) -> bool:
+    start, end, step = view.inputs[2:]
+    if not all(v.node.kind is prim.Constant for v in (start, end, step)):
+        return False
+    return constant_value(start.node) in (None, 0) and constant_value(end.node) is None and \
+        constant_value(step.node) == 1
 
 
 def _functionalize(graph: Graph, node: Node) -> None:
@@ -176,3 +260,46 @@ def _functionalize(graph: Graph, node: Node) -> None:
     mutated.replace_uses_with_if(functional.output(), lambda use: use.user.is_after(node))
     node.output().replace_all_uses_with(functional.output())
     node.destroy()
+
+
+def return_written_inputs(graph: Graph) -> bool:
+    """Clone each tensor input that an in-place op writes (directly or through views) first thing, give the
+    clone the input's uses and return it as an extra graph output, one per written input in input order (see the
+    module docstring; remove_mutation then removes the writes):
+
+        graph(%x : Tensor):                                 graph(%x : Tensor):
+          %r : Tensor = aten::zero_(%x)               ->      %x.w : Tensor = aten::clone(%x, %none)
+          return (%r)                                         %r : Tensor = aten::zero_(%x.w)
+                                                              return (%r, %x.w)
+    (It changes the graph's outputs, which its caller must expect, so it does not ask
+    `tsjit.log.opt_allowed()`.)
+    """
+    written = written_inputs(graph)
+    for value in written:
+        graph.register_output(_clone_first_thing(graph, value))
+    return bool(written)
+
+
+def _clone_first_thing(graph: Graph, value: Value) -> Value:
+    """A clone of the input `value` at the top of the graph, which takes over all of `value`'s uses."""
+    clone = graph.create(aten.clone, [value, graph.insert_constant(None)])
+    graph.block.prepend_node(clone)
+    clone.inputs[1].node.move_before(clone)
+    clone.output().set_type(value.type).set_debug_name(f"{value.debug_name}.w")
+    value.replace_uses_with_if(clone.output(), lambda use: use.user is not clone)
+    return clone.output()
+
+
+def written_inputs(graph: Graph) -> list[Value]:
+    """The tensor inputs that an in-place op writes, directly or through a chain of views."""
+    return [v for v in graph.inputs if isinstance(v.type, ts.TensorType) and _written_through_views(v)]
+
+
+def _written_through_views(value: Value) -> bool:
+    for use in value.uses:
+        alias = _argument_alias(use)
+        if alias and alias.is_write:
+            return True
+        if _is_view_use(use) and _written_through_views(use.user.output()):
+            return True
+    return False

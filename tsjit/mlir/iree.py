@@ -28,7 +28,7 @@ import functools
 import hashlib
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy
 import torch
@@ -159,6 +159,7 @@ class CompiledProgram:
         self.result_type = lowered.result_type
         self.input_types = lowered.input_types
         self.written_inputs = lowered.written_inputs
+        self.list_lengths = lowered.list_lengths
         self._context = runtime.SystemContext(config=_runtime_config())
         self._context.add_vm_module(runtime.VmModule.copy_buffer(self._context.instance, vmfb))
         self._function = self._context.modules.module[lowered.entry]
@@ -174,7 +175,7 @@ class CompiledProgram:
             raise MLIRError(f"IREE: {error}") from None
         if self.written_inputs:
             results = self._copy_back(flat, results)
-        return _to_torch(results, self.result_type)
+        return _to_torch(results, self.result_type, self.list_lengths)
 
     def _copy_back(self, flat: list, results):
         """Copy the new values of the arguments the program writes (returned last) into the caller's tensors,
@@ -184,8 +185,7 @@ class CompiledProgram:
         for index, value in zip(self.written_inputs, results[-count:]):
             with torch.no_grad():
                 flat[index].copy_(_element_to_torch(value, self.input_types[index]))
-        own = results[:-count]
-        return own[0] if len(own) == 1 and not isinstance(self.result_type, ts.TupleType) else tuple(own)
+        return tuple(results[:-count])
 
 
 def _flatten(args: Sequence) -> list:
@@ -211,23 +211,23 @@ def _to_iree(value):
     return array.numpy()
 
 
-def _to_torch(results, result_type: ts.Type):
+def _to_torch(results, result_type: ts.Type, list_lengths: Sequence[int] = ()):
     """IREE's results in the shape of the TorchScript result: a tuple result, nested tuples included, was
-    returned as its leaves."""
+    returned as its leaves, and so were its lists (of `list_lengths`; tsjit.mlir.prepare.unpack_list_result)."""
     if isinstance(result_type, ts.NoneType):
         return None
-    if isinstance(result_type, ts.TupleType):
-        leaves = iter(results if isinstance(results, tuple | list) else (results,))
-        return _nest(leaves, result_type)
-    if isinstance(result_type, ts.ListType):  # returned as a tuple (tsjit.mlir.prepare.unpack_list_result)
-        return [_element_to_torch(r, result_type.elem) for r in (results if isinstance(results, tuple | list)
-                                                                  else (results,))]
-    return _element_to_torch(results, result_type)
+    leaves = iter(results if isinstance(results, tuple | list) else (results,))
+    return _nest(leaves, result_type, iter(list_lengths))
 
 
-def _nest(leaves, result_type: ts.TupleType) -> tuple:
-    return tuple(_nest(leaves, t) if isinstance(t, ts.TupleType) else _element_to_torch(next(leaves), t)
-                 for t in result_type.elements)
+def _nest(leaves: Iterator, type_: ts.Type, lengths: Iterator[int]):
+    if isinstance(type_, ts.TupleType):
+        return tuple(_nest(leaves, t, lengths) for t in type_.elements)
+    if isinstance(type_, ts.ListType):
+        count = next(lengths, None)
+        elements = list(leaves) if count is None else [next(leaves) for _ in range(count)]
+        return [_element_to_torch(e, type_.elem) for e in elements]
+    return _element_to_torch(next(leaves), type_)
 
 
 def _element_to_torch(result, type_: ts.Type):

@@ -46,8 +46,9 @@ _FUNCTION_PIPELINE = "torch-function-to-torch-backend-pipeline"
 @dataclass(eq=False)
 class LoweredModule:
     """The compiled MLIR module and what a caller needs to run it: the entry function's name, the program's
-    (flattened) argument types, its TorchScript result type and the (flattened) arguments it writes in place,
-    whose new values it returns after its result (tsjit/mlir/prepare.py, `return_written_inputs`)."""
+    (flattened) argument types, its TorchScript result type, the (flattened) arguments it writes in place,
+    whose new values it returns after its result (tsjit/mlir/prepare.py, `return_written_inputs`), and the
+    lengths of the result's lists, returned as their elements (`unpack_list_result`)."""
 
     module: object  # torch_mlir.ir.Module; its Context is kept alive with it
     output_type: str
@@ -55,6 +56,7 @@ class LoweredModule:
     input_types: list[ts.Type]
     result_type: ts.Type
     written_inputs: tuple[int, ...] = ()
+    list_lengths: tuple[int, ...] = ()  # the lengths of the result's lists, which come back as their elements
 
     def __str__(self) -> str:
         return str(self.module)
@@ -96,7 +98,7 @@ def compile(target, example_args_or_annotations: Sequence = (), output_type: str
                          "the torch backend contract")
         inputs = [v.type for v in program.graph.inputs[1 if program.module else 0:]]
         lowered = LoweredModule(module, "torch", method, inputs, program.result_type or program.graph.outputs[0].type,
-                                program.written_inputs)
+                                program.written_inputs, program.list_lengths)
         if output_type == "torch":
             return lowered
         bar.stage(f"torch-mlir: {output_type}")

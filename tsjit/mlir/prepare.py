@@ -77,8 +77,9 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   (the seed's `lstm_cell(input, (hx, cx), ...)`) becomes one argument per element and a TupleConstruct.
 - `flatten_tensor_list_inputs`: nor a list, so a `Tensor[]` argument given N example tensors (`torch.cat(xs)`
   with `xs` an argument) becomes N arguments and a ListConstruct, when the program only reads the list.
-- `unpack_list_result`: nor a list result (`torch.split(x, 2)`, `torch.unbind(x)` returned): once refinement
-  knows its length, the program returns the list's tensors as a tuple.
+- `unpack_list_result`: nor a list result (`torch.split(x, 2)`, `torch.unbind(x)` returned, or `[1, 2]` in a
+  returned tuple): once refinement knows its length, the program returns the list's elements in a flat tuple
+  (torch-mlir otherwise leaves the `torch.constant.int`s of a returned list of ints unconverted).
 - `return_written_inputs` (tsjit/passes/remove_mutation.py) and `return_one_result`: a program that writes its
   tensor inputs in place (`x[0] = 1.0`, `x.zero_()`) cannot be imported with value semantics, and the backend
   contract has no way to write an argument. As torch.export's functionalization does, each written input is
@@ -144,6 +145,7 @@ class PreparedProgram:
     annotations: list[TensorAnnotation | None] = field(default_factory=list)  # per (flattened) input
     result_type: ts.Type | None = None  # the program's own result type (the graph's may be flattened)
     written_inputs: tuple[int, ...] = ()  # (flattened) inputs the program writes, returned after its result
+    list_lengths: tuple[int, ...] = ()  # the lengths of the result's lists, returned as their elements
 
 
 # ---- programs ------------------------------------------------------------------------------------------------
@@ -180,11 +182,16 @@ def prepare_function(graph: Graph, examples: Sequence, options: Options, copy: b
     _rewrite(graph, options, _device_of(flat))
     arguments = [_abstract_argument(v.type, e) for v, e in zip(graph.inputs, flat)]
     _refine([graph], graph, arguments, options)
-    if isinstance(graph.outputs[0].type, ts.ListType) and \
-            run_pass(unpack_list_result, graph, _list_length(shapes.refine_types(graph, arguments))):
+    lengths = _list_lengths(shapes.refine_types(graph, arguments), graph.outputs[0].type) \
+        if _returns_list(graph.outputs[0].type) else []
+    if run_pass(unpack_list_result, graph, lengths):
+        run_pass(eliminate_dead_code, graph, keep_assertions=True)  # (the lists, whose ops may not lower)
         shapes.refine_types(graph, arguments)
+    else:
+        lengths = []
     annotations = [annotation_from(e) for e in flat]
-    return PreparedProgram(graph, None, _value_semantics([graph], options), annotations, result_type, written)
+    return PreparedProgram(graph, None, _value_semantics([graph], options), annotations, result_type, written,
+                           tuple(lengths))
 
 
 def prepare_module(root: ModuleValue, method: str, examples: Sequence, options: Options,
@@ -411,14 +418,31 @@ def _expand_tuple_input(graph: Graph, index: int) -> None:
     graph.erase_input(graph.inputs.index(value))
 
 
-def _list_length(result: shapes.Abstract) -> int | None:
-    return len(result.value) if isinstance(result.value, list) else None
+def _list_lengths(result: shapes.Abstract, type_: ts.Type) -> list[int | None]:
+    """The lengths refinement found for the lists of a result (the result itself, or the elements of a
+    returned tuple), in order; None where it is unknown."""
+    if isinstance(type_, ts.ListType):
+        return [len(result.value) if isinstance(result.value, list) else None]
+    if not isinstance(type_, ts.TupleType):
+        return []
+    values = result.value if isinstance(result.value, tuple) else (None,) * len(type_.elements)
+    return [len(v) if isinstance(v, list) else None for v, t in zip(values, type_.elements)
+            if isinstance(t, ts.ListType)]
 
 
-def unpack_list_result(graph: Graph, length: int | None) -> bool:
-    """Return a `Tensor[]` result of a length refinement found as a tuple of its tensors (the backend contract
-    allows no list at the function boundary; tsjit.mlir.iree makes the tuple a list again by the program's
-    result type):
+def _returns_list(type_: ts.Type) -> bool:
+    return isinstance(type_, ts.ListType) or \
+        isinstance(type_, ts.TupleType) and any(isinstance(t, ts.ListType) for t in type_.elements)
+
+
+_UNPACKED_ELEMENTS = (ts.TensorType, ts.IntType, ts.FloatType, ts.BoolType)
+
+
+def unpack_list_result(graph: Graph, lengths: Sequence[int | None] = ()) -> bool:
+    """Return the lists of the result (the result itself, or elements of a returned tuple) as their elements,
+    once refinement knows their `lengths` (one per list, in order): the backend contract allows no list at the
+    function boundary. The result becomes one flat tuple; tsjit.mlir.iree makes the lists again by the
+    program's result type and these lengths:
 
         %parts : Tensor[] = aten::split(%x, %two, %zero)        %a : Tensor, %b : Tensor = prim::ListUnpack(%parts)
         return (%parts)                                   ->     %t : (Tensor, Tensor) = prim::TupleConstruct(%a, %b)
@@ -426,16 +450,33 @@ def unpack_list_result(graph: Graph, length: int | None) -> bool:
     (It changes the signature the results come back in, so it does not ask `tsjit.log.opt_allowed()`.)
     """
     result = graph.outputs[0] if len(graph.outputs) == 1 else None
-    if result is None or result.type != ts.ListType(ts.TensorType.get()) or length is None:
+    if result is None or not lengths or None in lengths:
+        return False
+    lists = [t for t in (result.type.elements if isinstance(result.type, ts.TupleType) else [result.type])
+             if isinstance(t, ts.ListType)]
+    if len(lists) != len(lengths) or not all(isinstance(t.elem, _UNPACKED_ELEMENTS) for t in lists):
         return False
     with graph.insert_point_guard(graph.return_node):
-        unpack = graph.insert_node(graph.create(prim.ListUnpack, [result], length))
-        for output in unpack.outputs:
-            output.set_type(ts.TensorType.get())
-        elements = graph.insert_node(graph.create(prim.TupleConstruct, list(unpack.outputs)))
-        elements.output().set_type(ts.TupleType([ts.TensorType.get()] * length))
+        remaining = iter(lengths)
+        leaves = [e for part in _tuple_leaves(graph, result) for e in
+                  (_list_elements(graph, part, next(remaining)) if isinstance(part.type, ts.ListType) else [part])]
+        elements = graph.insert_node(graph.create(prim.TupleConstruct, leaves))
+        elements.output().set_type(ts.TupleType([leaf.type for leaf in leaves]))
     graph.return_node.replace_input(0, elements.output())
     return True
+
+
+def _list_elements(graph: Graph, value, length: int) -> list:
+    """A list's elements: the inputs of the ListConstruct it is (or of which it is an `aten::list` copy) when
+    nothing writes either list, else a ListUnpack's outputs. (torch-mlir lowers neither `aten::list` nor a
+    ListUnpack of its result.)"""
+    source = value.node.input(0) if value.node.kind is aten.list and len(value.node.inputs) == 1 else value
+    if source.node.kind is prim.ListConstruct and not _is_written_list(value) and not _is_written_list(source):
+        return list(source.node.inputs)
+    unpack = graph.insert_node(graph.create(prim.ListUnpack, [value], length))
+    for output in unpack.outputs:
+        output.set_type(value.type.elem)
+    return list(unpack.outputs)
 
 
 def flatten_tuple_result(graph: Graph) -> bool:
@@ -718,6 +759,10 @@ def scalars_to_scalar_tensors(graph: Graph) -> bool:
 
 _LIST_MUTATIONS = frozenset({aten.append, aten.insert, aten.extend, aten.pop, aten.clear, aten.remove,
                              aten.reverse, aten.sort, aten._set_item})
+
+
+def _is_written_list(value) -> bool:
+    return any(use.user.kind in _LIST_MUTATIONS for use in value.uses)
 
 
 def _list_mutation_in_control_flow(graph: Graph) -> Node | None:

@@ -65,6 +65,11 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
 - `decompose_unknown_operators` (tsjit/mlir/decompositions.py): operators the torch dialect does not define
   (`aten::diff`, `aten::soft_margin_loss`, ...) stay `torch.operator`, which no pipeline lowers; they are replaced
   by their definitions in TorchScript.
+- `expand_unbind`: `aten::unbind` (`input.unbind(0)`, the seed's LSTM loop over time steps) has no TOSA lowering,
+  and torch-mlir neither folds `len` of its list nor indexes it at run time; with a refined size it becomes a
+  ListConstruct of `select`s. A loop that indexes a list of tensors from outside it (`inputs[i]` in
+  `for i in range(len(inputs))`) is unrolled once its trip count is known, for every backend, as is one that
+  writes an outer list (`_unrolls`).
 - `remove_profiling`: `prim::profile` (graphs recorded by the profiling executor) forwards its input.
 - `remove_mutation` (tsjit/passes/remove_mutation.py): in-place ops on tensors nobody else observes become
   out-of-place, so that the program can be imported with value semantics.
@@ -249,7 +254,7 @@ def _rewrite(graph: Graph, options: Options, device: torch.device) -> None:
     run_pass(scalars_to_scalar_tensors, graph)
     run_pass(decompose_range_ops, graph)
     run_pass(eliminate_dead_code, graph, keep_assertions=True)
-    run_pass(eliminate_static_control_flow, graph, unroll_loops=options.unroll or _mutates_outer_list(graph))
+    run_pass(eliminate_static_control_flow, graph, unroll_loops=_unrolls(graph, options))
     run_pass(remove_mutation, graph)
     run_pass(loops_to_for_or_while, graph)
 
@@ -265,11 +270,16 @@ def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstra
         for graph in graphs:
             run_pass(eliminate_dead_code, graph, keep_assertions=True)
         shapes.refine_types(entry, arguments)
+    if any([run_pass(expand_unbind, graph) for graph in graphs]):
+        for graph in graphs:
+            run_pass(eliminate_static_control_flow, graph, unroll_loops=_unrolls(graph, options))
+            run_pass(eliminate_dead_code, graph, keep_assertions=True)
+        shapes.refine_types(entry, arguments)
     # (again while unrolled loops leave sizes of constant dimensions: `x.size(i)` in `for i in range(x.dim())`)
     while not any(may_change_tensor_metadata(graph, callees_known=True) for graph in graphs) and \
             any([run_pass(fold_static_types, graph) for graph in graphs]):
         for graph in graphs:
-            run_pass(eliminate_static_control_flow, graph, unroll_loops=options.unroll or _mutates_outer_list(graph))
+            run_pass(eliminate_static_control_flow, graph, unroll_loops=_unrolls(graph, options))
             run_pass(eliminate_dead_code, graph, keep_assertions=True)
         shapes.refine_types(entry, arguments)
     if any([run_pass(select_ifs_to_where, graph) for graph in graphs]):
@@ -279,6 +289,13 @@ def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstra
     for graph in graphs:
         run_pass(replace_uninitialized, graph)
         run_pass(reject_list_mutation_in_control_flow, graph)
+
+
+def _unrolls(graph: Graph, options: Options) -> bool:
+    """Whether loops decided at compile time are unrolled: for backends without control flow, and where a loop
+    writes a list from outside it or indexes a list of tensors from outside it with a value known only in the
+    loop (torch-mlir follows neither, see the module docstring)."""
+    return options.unroll or _mutates_outer_list(graph) or _indexes_outer_tensor_list(graph)
 
 
 def _copy_object_graph(root: ModuleValue) -> ModuleValue:
@@ -759,6 +776,47 @@ def scalars_to_scalar_tensors(graph: Graph) -> bool:
 
 _LIST_MUTATIONS = frozenset({aten.append, aten.insert, aten.extend, aten.pop, aten.clear, aten.remove,
                              aten.reverse, aten.sort, aten._set_item})
+
+
+def _indexes_outer_tensor_list(graph: Graph) -> bool:
+    """Whether a loop reads an element of a `Tensor[]` defined outside it (`xs[i]` in `for i in range(len(xs))`)."""
+    return any(n.kind is aten.__getitem__ and n.input(0).type == ts.ListType(ts.TensorType.get())
+               and getattr(n.owning_block.owning_node, "kind", None) is prim.Loop
+               and n.input(0).node.owning_block is not n.owning_block
+               for n in graph.all_nodes())
+
+
+def expand_unbind(graph: Graph) -> bool:
+    """`aten::unbind(%x, %d)` of a tensor whose refined size n at constant dimension d is known -> a
+    ListConstruct of the n `aten::select`s, whose length and elements later passes read (torch-mlir lowers no
+    `unbind` to TOSA, nor a `len` of one):
+
+        %xs : Tensor[] = aten::unbind(%x, %zero)      ->     %a : Tensor = aten::select(%x, %zero, %zero)
+                                                             %b : Tensor = aten::select(%x, %zero, %one)
+                                                             %xs : Tensor[] = prim::ListConstruct(%a, %b)
+    """
+    nodes = [n for n in graph.all_nodes() if n.kind is aten.unbind and _unbound_count(n) is not None
+             and log.opt_allowed()]
+    for node in nodes:
+        tensor, dimension = node.inputs
+        with graph.insert_point_guard(node):
+            parts = [graph.insert(aten.select, [tensor, dimension, i]) for i in range(_unbound_count(node))]
+            construct = graph.insert_node(graph.create(prim.ListConstruct, parts))
+        construct.output().set_type(node.output().type)
+        node.output().replace_all_uses_with(construct.output())
+        node.destroy()
+    return bool(nodes)
+
+
+def _unbound_count(node: Node) -> int | None:
+    """The size of the dimension `aten::unbind` splits, when the refined type and a constant state it."""
+    if len(node.inputs) != 2 or node.input(1).node.kind is not prim.Constant:
+        return None
+    sizes = getattr(node.input(0).type, "sizes", None)
+    dimension = constant_value(node.input(1).node)
+    if sizes is None or not isinstance(dimension, int) or not -len(sizes) <= dimension < len(sizes):
+        return None
+    return sizes[dimension]
 
 
 def _is_written_list(value) -> bool:

@@ -65,11 +65,12 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
 - `decompose_unknown_operators` (tsjit/mlir/decompositions.py): operators the torch dialect does not define
   (`aten::diff`, `aten::soft_margin_loss`, ...) stay `torch.operator`, which no pipeline lowers; they are replaced
   by their definitions in TorchScript.
-- `expand_unbind`: `aten::unbind` (`input.unbind(0)`, the seed's LSTM loop over time steps) has no TOSA lowering,
-  and torch-mlir neither folds `len` of its list nor indexes it at run time; with a refined size it becomes a
-  ListConstruct of `select`s. A loop that indexes a list of tensors from outside it (`inputs[i]` in
-  `for i in range(len(inputs))`) is unrolled once its trip count is known, for every backend, as is one that
-  writes an outer list (`_unrolls`).
+- `expand_unbind`, `expand_chunk`: `aten::unbind` (`input.unbind(0)`, the seed's LSTM loop over time steps) has
+  no TOSA lowering, and torch-mlir neither folds `len` of its list (or of `aten::chunk`'s) nor indexes it at run
+  time; with a refined size each becomes a ListConstruct of `select`s / `slice`s. A loop that indexes a list of
+  tensors from outside it (`inputs[i]` in `for i in range(len(inputs))`) is unrolled once its trip count is
+  known, for every backend, as is one that writes an outer list (`_unrolls`), which `for p in x.chunk(3):
+  out.append(p * 2)` then no longer is.
 - `remove_profiling`: `prim::profile` (graphs recorded by the profiling executor) forwards its input.
 - `remove_mutation` (tsjit/passes/remove_mutation.py): in-place ops on tensors nobody else observes become
   out-of-place, so that the program can be imported with value semantics.
@@ -270,7 +271,7 @@ def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstra
         for graph in graphs:
             run_pass(eliminate_dead_code, graph, keep_assertions=True)
         shapes.refine_types(entry, arguments)
-    if any([run_pass(expand_unbind, graph) for graph in graphs]):
+    if any([run_pass(expand_unbind, graph) | run_pass(expand_chunk, graph) for graph in graphs]):
         for graph in graphs:
             run_pass(eliminate_static_control_flow, graph, unroll_loops=_unrolls(graph, options))
             run_pass(eliminate_dead_code, graph, keep_assertions=True)
@@ -810,13 +811,50 @@ def expand_unbind(graph: Graph) -> bool:
 
 def _unbound_count(node: Node) -> int | None:
     """The size of the dimension `aten::unbind` splits, when the refined type and a constant state it."""
-    if len(node.inputs) != 2 or node.input(1).node.kind is not prim.Constant:
+    return _static_size(node.input(0), node.input(1)) if len(node.inputs) == 2 else None
+
+
+def _static_size(tensor, dimension) -> int | None:
+    """The refined size of `tensor` at the constant `dimension`, when both are known."""
+    sizes = getattr(tensor.type, "sizes", None)
+    if sizes is None or dimension.node.kind is not prim.Constant:
         return None
-    sizes = getattr(node.input(0).type, "sizes", None)
-    dimension = constant_value(node.input(1).node)
-    if sizes is None or not isinstance(dimension, int) or not -len(sizes) <= dimension < len(sizes):
+    index = constant_value(dimension.node)
+    if not isinstance(index, int) or not -len(sizes) <= index < len(sizes):
         return None
-    return sizes[dimension]
+    return sizes[index]
+
+
+def expand_chunk(graph: Graph) -> bool:
+    """`aten::chunk(%x, %n, %d)` of a tensor whose refined size s at constant dimension d is known (s > 0) and a
+    constant n -> a ListConstruct of slices of ceil(s / n) (the last one shorter), as torch.chunk splits (for the
+    same reasons as expand_unbind: `for p in x.chunk(3)` then unrolls):
+
+        %ps : Tensor[] = aten::chunk(%x, %two, %zero)   ->   %a : Tensor = aten::slice(%x, %zero, %zero, %two, %one)
+        (x of size 4 at dimension 0)                          %b : Tensor = aten::slice(%x, %zero, %two, %four, %one)
+                                                              %ps : Tensor[] = prim::ListConstruct(%a, %b)
+    """
+    nodes = [n for n in graph.all_nodes() if n.kind is aten.chunk and _chunk_bounds(n) and log.opt_allowed()]
+    for node in nodes:
+        tensor, _, dimension = node.inputs
+        with graph.insert_point_guard(node):
+            parts = [graph.insert(aten.slice, [tensor, dimension, start, end, 1]) for start, end in _chunk_bounds(node)]
+            construct = graph.insert_node(graph.create(prim.ListConstruct, parts))
+        construct.output().set_type(node.output().type)
+        node.output().replace_all_uses_with(construct.output())
+        node.destroy()
+    return bool(nodes)
+
+
+def _chunk_bounds(node: Node) -> list[tuple[int, int]]:
+    """The (start, end) of each piece `aten::chunk` makes, when its size, count and dimension are known."""
+    if len(node.inputs) != 3 or node.input(1).node.kind is not prim.Constant:
+        return []
+    size, chunks = _static_size(node.input(0), node.input(2)), constant_value(node.input(1).node)
+    if not size or not isinstance(chunks, int) or chunks <= 0:
+        return []
+    step = -(-size // chunks)
+    return [(start, min(start + step, size)) for start in range(0, size, step)]
 
 
 def _is_written_list(value) -> bool:

@@ -143,6 +143,7 @@ _TABLE = (
      "refuses a list mutated inside a loop or branch (torch-mlir mishandles it); never changes the graph"),
     ("flatten_tuple_inputs", _MLIR, "each tuple input becomes one input per element, rebuilt by a TupleConstruct"),
     ("expand_unbind", _MLIR, "aten::unbind of a known size becomes a ListConstruct of selects"),
+    ("expand_chunk", _MLIR, "aten::chunk of a known size becomes a ListConstruct of slices"),
     ("flatten_tuple_result", _MLIR, "a returned tuple holding tuples is returned flat"),
     ("return_one_result", _MLIR, "several graph outputs are returned as one flat tuple of their leaves"),
     ("decompose_recurrent_layers", "tsjit.mlir.rnn",

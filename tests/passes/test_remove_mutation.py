@@ -121,3 +121,18 @@ graph(%x : Tensor):
   %r : Tensor = aten::add(%first, %w, %one)
   return (%r)""", changed=False)
 
+
+
+def test_a_second_write_through_a_view_writes_the_whole_tensor_again():
+    check_pass(remove_mutation, """
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %y : Tensor = aten::clone(%x, %none)
+  %row : Tensor = aten::select(%y, %zero, %zero)
+  %a : Tensor = aten::add_(%row, %one, %one)
+  %b : Tensor = aten::mul_(%row, %two)
+  return (%y)""", inputs=[(torch.randn(3, 2),)], present=["aten::select_scatter", "aten::select_scatter"],
+               absent=["aten::add_", "aten::mul_"])

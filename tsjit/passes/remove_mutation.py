@@ -23,6 +23,9 @@ on the view and a `select_scatter` / `slice_scatter` that makes the new whole te
     %r : Tensor = aten::relu(%y)                            %y.1 : Tensor = aten::select_scatter(%y, %w, %zero, %zero)
                                                             %r : Tensor = aten::relu(%y.1)
 
+Later reads of the view (and of the op's result) read the same view of the new whole tensor, so that a second
+write through the view (`v.add_(1); v.mul_(2)`) writes the whole tensor again.
+
 A view of the tensor taken before the write and read only up to it (`x[1:2] = x[0:1]`: the source is a view of
 the written tensor) sees the old value, as it did. A write into a view of a view (`x[:, 3] = 2`, `x[2, 2] = v`)
 becomes a write of the outer view, one level at a time:
@@ -227,9 +230,13 @@ def _functionalize_view_write(graph: Graph, node: Node) -> None:
         written = graph.insert_node(graph.create(_functional_kind(node), node.inputs)).output()
         written.set_type(node.output().type)
         whole = _scatter(graph, view, written)
-    view.output().replace_uses_with_if(written, lambda use: use.user.is_after(node))
-    node.output().replace_all_uses_with(written)
-    base.replace_uses_with_if(whole, lambda use: use.user.is_after(node) and use.user is not whole.node)
+        later = [u for u in view.output().uses if u.user.is_after(node)] + list(node.output().uses)
+        # (the view read later is the same view of the new whole: a later write through it writes the whole)
+        again = graph.insert(view.kind, [whole, *view.inputs[1:]]).set_type(view.output().type) if later else None
+    for use in later:
+        use.user.replace_input(use.offset, again)
+    base.replace_uses_with_if(whole, lambda use: use.user.is_after(node) and use.user is not whole.node
+                              and use.user is not getattr(again, "node", None))
     node.destroy()
 
 

@@ -60,8 +60,6 @@ _EVERYWHERE = {
     "tensor_attributes": "prim::is_cuda has no torch-dialect op, and str / list results cannot be returned",
     "tensor_indexing": "linalg: torch-mlir's aten::index lowering builds an ill-typed arith.cmpi; TOSA: scalar "
                        "int ops; StableHLO: wrong values (bool-mask indexing)",
-    "tensor_list": "a list appended to in a loop reaches aten::cat empty (torch-mlir does not follow list "
-                   "mutation through loops)",
     "traced_python_op": "a call into Python (prim::PythonOp) cannot be compiled",
     "tuple_ops": "a str inside the tuple argument and result cannot cross into compiled code",
     "union_isinstance": "Union arguments and prim::isinstance have no lowering",

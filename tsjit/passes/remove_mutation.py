@@ -231,12 +231,12 @@ def _functionalize_view_write(graph: Graph, node: Node) -> None:
         written.set_type(node.output().type)
         whole = _scatter(graph, view, written)
         later = [u for u in view.output().uses if u.user.is_after(node)] + list(node.output().uses)
-        # (the view read later is the same view of the new whole: a later write through it writes the whole)
-        again = graph.insert(view.kind, [whole, *view.inputs[1:]]).set_type(view.output().type) if later else None
-    for use in later:
-        use.user.replace_input(use.offset, again)
-    base.replace_uses_with_if(whole, lambda use: use.user.is_after(node) and use.user is not whole.node
-                              and use.user is not getattr(again, "node", None))
+    base.replace_uses_with_if(whole, lambda use: use.user.is_after(node) and use.user is not whole.node)
+    if later:  # (the view read later is the same view of the new whole: a later write through it writes the whole)
+        with graph.insert_point_guard(node):
+            again = graph.insert(view.kind, [whole, *view.inputs[1:]]).set_type(view.output().type)
+        for use in later:
+            use.user.replace_input(use.offset, again)
     node.destroy()
 
 

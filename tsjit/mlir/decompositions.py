@@ -17,10 +17,12 @@ schema as its signature), compiled once by tsjit's frontend and inlined at the n
           %d : Tensor = aten::sub(%hi, %lo, %one)
 
 Arguments the program gives as constants (a reduction, `n`, the `train` flag) then fold with static control flow.
-A decomposition computes what eager computes (the formula of ATen's own kernel); randomness (dropout in training)
-is not decomposed: such a node keeps its operator, and its program its failure. Where a definition holds only for
-some arguments, `_ONLY_WHEN` says for which: constants (`matrix_power` of a non-negative power, `cov` without
-weights) or the dtype the argument's type states (`conj`, `real` of a real tensor; `lgamma` of a floating one).
+A decomposition computes what eager computes (the formula of ATen's own kernel); random operators the backends have
+no form for draw from the distribution with the random operators they lower (sampling.py), while dropout in
+training is not decomposed: such a node keeps its operator, and its program its failure. Where a definition
+holds only for some arguments, `_ONLY_WHEN` says for which: constants (`matrix_power` of a non-negative power,
+`cov` without weights) or the dtype the argument's type states (`conj`, `real` of a real tensor; `lgamma` of a
+floating one).
 Loops over sizes and list comprehensions in a definition run a fixed number of times once the argument types are
 refined; MLIR preparation then unrolls them, so the sizes and permutations they compute reach torch-mlir as
 constants.
@@ -29,6 +31,7 @@ constants.
 from __future__ import annotations
 
 import functools
+import math
 import re
 
 import torch
@@ -38,9 +41,9 @@ from tsjit.frontend.ir_emitter import compile_source
 from tsjit.frontend.resolver import NativeResolver
 from tsjit.ir import types as ts
 from tsjit.ir.constants import constant_value
-from tsjit.ir.graph import Graph, Node
+from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.symbols import prim
-from tsjit.mlir import incomplete_gamma, linear_algebra, special_functions, spectral
+from tsjit.mlir import fourier, incomplete_gamma, linear_algebra, sampling, special_functions, spectral
 from tsjit.passes.inliner import inline_calls, insert_graph
 
 _REDUCE = """
@@ -637,6 +640,20 @@ def msort(self: Tensor) -> Tensor:
   return torch.sort(self, 0)[0]
 def linalg_diagonal(A: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
   return torch.diagonal(A, offset, dim1, dim2)
+def _max_unpool(values: Tensor, positions: Tensor, area: int) -> Tensor:
+  # values (..., n) written at their flat positions (..., n) into planes of `area` zeros; of equal positions the
+  # last one's value, as ATen's loop over a plane writes them (`last`: 1 + the index of the last value, 0: none)
+  hit = (positions.unsqueeze(-1) == torch.arange(area)).long()
+  last = torch.amax(hit * torch.arange(1, values.size(-1) + 1).unsqueeze(-1), [-2])
+  picked = torch.gather(values, -1, torch.clamp(last - 1, 0, None))
+  return torch.where(last > 0, picked, torch.zeros_like(picked))
+def max_unpool2d(self: Tensor, indices: Tensor, output_size: List[int]) -> Tensor:
+  area = output_size[0] * output_size[1]
+  return _max_unpool(self.flatten(-2), indices.flatten(-2), area).unflatten(-1, output_size)
+def max_unpool3d(self: Tensor, indices: Tensor, output_size: List[int], stride: List[int],
+                 padding: List[int]) -> Tensor:
+  area = output_size[0] * output_size[1] * output_size[2]
+  return _max_unpool(self.flatten(-3), indices.flatten(-3), area).unflatten(-1, output_size)
 def take(self: Tensor, index: Tensor) -> Tensor:
   flat = self.reshape([-1])
   wrapped = torch.where(index < 0, index + flat.size(0), index)
@@ -923,6 +940,8 @@ def unfold_copy(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
   return self.unfold(dimension, size, step).clone()
 def alias_copy(self: Tensor) -> Tensor:
   return self.clone()
+def as_strided(self: Tensor, size: List[int], stride: List[int], storage_offset: Optional[int] = None) -> Tensor:
+  return as_strided_copy(self, size, stride, storage_offset)  # (a view nothing writes: see _ONLY_WHEN)
 def as_strided_copy(self: Tensor, size: List[int], stride: List[int], storage_offset: Optional[int] = None) -> Tensor:
   # the flat position of each element in the input's storage (a program's input is contiguous, see _ONLY_WHEN)
   position = torch.zeros(size, dtype=4)
@@ -1045,11 +1064,12 @@ def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
 def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
   return input
 """ + special_functions.SPECIAL_FUNCTIONS + linear_algebra.LINEAR_ALGEBRA + spectral.SPECTRAL + \
-    incomplete_gamma.INCOMPLETE_GAMMA
+    incomplete_gamma.INCOMPLETE_GAMMA + fourier.FOURIER + sampling.SAMPLING
 
 # operators whose names begin with an underscore (the table's other such names are helpers)
 _OPERATORS_NAMED_PRIVATE = linear_algebra.OPERATORS_NAMED_PRIVATE | {"_chunk_cat"}
 
+_MOST_COMPARISONS = 1 << 20  # max_unpool as a one-hot comparison of at most this many pairs per plane
 _MOST_WINDOWS = 16  # adaptive pooling decomposed into at most this many windows (each one its own slice and mean)
 
 # operator -> the condition on its constant arguments under which the decomposition holds (by argument position)
@@ -1086,8 +1106,13 @@ _ONLY_WHEN = {
     "squeeze_copy__dims": lambda node: _constant_ints(node, 1) is not None,
     # as_strided reads the storage: a contiguous one, which a program's input is (as IREE passes it) and an
     # intermediate tensor need not be (a transpose's view)
-    "as_strided_copy": lambda node: node.inputs[0].node.kind is prim.Param and _constant_ints(node, 1) is not None
-    and _constant_ints(node, 2) is not None,
+    "as_strided_copy": lambda node: _reads_contiguous_storage(node),
+    # a one-hot comparison of every value's position with every output position (at most _MOST_COMPARISONS)
+    "max_unpool2d": lambda node: _is_small_unpool(node, 2),
+    "max_unpool3d": lambda node: _is_small_unpool(node, 3),
+    # the view as a copy, when nothing writes to it or to the viewed input (a write would show through the view)
+    "as_strided": lambda node: _reads_contiguous_storage(node) and not _is_written(node.inputs[0]) and
+    not _is_written(node.outputs[0]),
     # LU with partial pivoting by a loop over the columns: of real matrices whose sizes the types state
     "det": lambda node: _has_static_real_matrix(node, 0),
     "linalg_det": lambda node: _has_static_real_matrix(node, 0),
@@ -1142,6 +1167,10 @@ _ONLY_WHEN = {
     "linalg_svd": lambda node: _has_static_matrix(node, 0, _SPECTRAL_DTYPES) and (
         _is_constant(node, 1, False) or _is_square(node, 0)),
     "scaled_dot_product_attention": lambda node: _is_constant(node, 4, 0.0) and _is_constant(node, 7, False),
+    # DFTs as products with tables of the static lengths (fourier.py), of real inputs
+    **{name: lambda node: _has_static_sizes(node, 0, _SPECTRAL_DTYPES) for name in fourier.TRANSFORMS},
+    **{name: lambda node, index=index: _is_constant(node, index, None)  # (sampling.py: the backends' own seed)
+       for name, index in sampling.GENERATOR_ARGUMENT.items()},
 }
 
 
@@ -1158,6 +1187,33 @@ _FLOATING_DTYPES = frozenset({torch.float16, torch.bfloat16, torch.float32, torc
 _SINGLE_PRECISION = frozenset({torch.float16, torch.bfloat16, torch.float32})
 _SPECTRAL_DTYPES = frozenset({torch.float32, torch.float64})
 _REAL_DTYPES = _FLOATING_DTYPES | {torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64}
+
+
+def _is_small_unpool(node: Node, rank: int) -> bool:
+    """Whether a max_unpool's input and output sizes are static (the output size need not be a constant yet:
+    F.max_unpool computes it in loops that unroll later), the values per plane times the positions per plane at
+    most _MOST_COMPARISONS."""
+    sizes = getattr(node.inputs[0].type, "sizes", None)
+    output_sizes = getattr(node.outputs[0].type, "sizes", None)
+    if not sizes or not output_sizes or None in sizes[-rank:] or None in output_sizes[-rank:]:
+        return False
+    return math.prod(sizes[-rank:]) * math.prod(output_sizes[-rank:]) <= _MOST_COMPARISONS
+
+
+def _reads_contiguous_storage(node: Node) -> bool:
+    """Whether an as_strided's input is a program input and its sizes and strides are constants."""
+    return node.inputs[0].node.kind is prim.Param and _constant_ints(node, 1) is not None and \
+        _constant_ints(node, 2) is not None
+
+
+def _is_written(value: Value) -> bool:
+    """Whether an operator writes to the value in place (its schema marks the argument written)."""
+    for use in value.uses:
+        schema = use.user.maybe_schema() if use.user.kind.ns == "aten" else None
+        argument = schema.arguments[use.offset] if schema is not None and use.offset < len(schema.arguments) else None
+        if argument is not None and argument.alias_info is not None and argument.alias_info.is_write:
+            return True
+    return False
 
 
 def _has_dtype(node: Node, index: int, dtypes: frozenset) -> bool:
@@ -1179,9 +1235,14 @@ def _has_static_real_matrix(node: Node, index: int) -> bool:
 def _has_static_matrix(node: Node, index: int, dtypes: frozenset) -> bool:
     """Whether the argument is a tensor of a dtype among `dtypes`, of rank at least 2, whose sizes the type
     states."""
+    return _has_static_sizes(node, index, dtypes) and len(node.inputs[index].type.sizes) >= 2
+
+
+def _has_static_sizes(node: Node, index: int, dtypes: frozenset) -> bool:
+    """Whether the argument is a tensor of a dtype among `dtypes`, of rank at least 1, whose sizes the type
+    states."""
     type_ = node.inputs[index].type
-    return _has_dtype(node, index, dtypes) and type_.sizes is not None and len(type_.sizes) >= 2 and \
-        all(size is not None for size in type_.sizes)
+    return _has_dtype(node, index, dtypes) and bool(type_.sizes) and all(size is not None for size in type_.sizes)
 
 
 def _is_square(node: Node, index: int) -> bool:

@@ -169,3 +169,24 @@ def test_adaptive_pools_interpolation_chunks_and_multilabel_margin_on_iree():
     run = iree.compile(tsjit.mlir.compile(tsjit.script(pools_interpolation_and_chunks), list(inputs),
                                           output_type="linalg-on-tensors"))
     assert_close(run(*inputs), pools_interpolation_and_chunks(*inputs))
+
+
+def unpooling_and_strided_views(pooled: torch.Tensor, indices: torch.Tensor, pooled_volume: torch.Tensor,
+                                volume_indices: torch.Tensor, pooled_line: torch.Tensor, line_indices: torch.Tensor,
+                                flat: torch.Tensor):
+    F = torch.nn.functional
+    return (F.max_unpool2d(pooled, indices, 2), F.max_unpool3d(pooled_volume, volume_indices, 2),
+            F.max_unpool1d(pooled_line, line_indices, 3, 2, output_size=[6]), torch.as_strided(flat, (3, 2), (1, 3), 2))
+
+
+def test_max_unpool_and_as_strided_on_iree():
+    """max_unpool as a one-hot gather (1d through 2d, as F.max_unpool1d calls it; of repeated positions the last
+    value, as ATen's loop writes) and as_strided of a program's input nothing writes, as a gather from its storage."""
+    torch.manual_seed(0)
+    pooled, indices = torch.nn.functional.max_pool2d(torch.randn(2, 4, 6), 2, return_indices=True)
+    indices[0, 0, 0] = indices[0, 0, 1]
+    inputs = (pooled, indices, *torch.nn.functional.max_pool3d(torch.randn(1, 2, 4, 4, 2), 2, return_indices=True),
+              *torch.nn.functional.max_pool1d(torch.randn(4, 6), 3, 2, return_indices=True), torch.randn(12))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(unpooling_and_strided_views), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), unpooling_and_strided_views(*inputs))

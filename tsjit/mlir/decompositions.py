@@ -649,11 +649,11 @@ def _max_unpool(values: Tensor, positions: Tensor, area: int) -> Tensor:
   return torch.where(last > 0, picked, torch.zeros_like(picked))
 def max_unpool2d(self: Tensor, indices: Tensor, output_size: List[int]) -> Tensor:
   area = output_size[0] * output_size[1]
-  return _max_unpool(self.flatten(-2), indices.flatten(-2), area).unflatten(-1, output_size)
+  return _max_unpool(self.flatten(-2), indices.flatten(-2), area).reshape(self.size()[:-2] + output_size)
 def max_unpool3d(self: Tensor, indices: Tensor, output_size: List[int], stride: List[int],
                  padding: List[int]) -> Tensor:
   area = output_size[0] * output_size[1] * output_size[2]
-  return _max_unpool(self.flatten(-3), indices.flatten(-3), area).unflatten(-1, output_size)
+  return _max_unpool(self.flatten(-3), indices.flatten(-3), area).reshape(self.size()[:-3] + output_size)
 def take(self: Tensor, index: Tensor) -> Tensor:
   flat = self.reshape([-1])
   wrapped = torch.where(index < 0, index + flat.size(0), index)

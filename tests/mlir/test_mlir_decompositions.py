@@ -175,13 +175,16 @@ def unpooling_and_strided_views(pooled: torch.Tensor, indices: torch.Tensor, poo
                                 volume_indices: torch.Tensor, pooled_line: torch.Tensor, line_indices: torch.Tensor,
                                 flat: torch.Tensor):
     F = torch.nn.functional
+    grid = torch.gradient(flat.reshape(3, 4), spacing=0.5, edge_order=2)
     return (F.max_unpool2d(pooled, indices, 2), F.max_unpool3d(pooled_volume, volume_indices, 2),
-            F.max_unpool1d(pooled_line, line_indices, 3, 2, output_size=[6]), torch.as_strided(flat, (3, 2), (1, 3), 2))
+            F.max_unpool1d(pooled_line, line_indices, 3, 2, output_size=[6]), torch.as_strided(flat, (3, 2), (1, 3), 2),
+            grid[0], grid[1], torch.gradient(flat, dim=0)[0])
 
 
-def test_max_unpool_and_as_strided_on_iree():
+def test_max_unpool_as_strided_and_gradient_on_iree():
     """max_unpool as a one-hot gather (1d through 2d, as F.max_unpool1d calls it; of repeated positions the last
-    value, as ATen's loop writes) and as_strided of a program's input nothing writes, as a gather from its storage."""
+    value, as ATen's loop writes), as_strided of a program's input nothing writes, as a gather from its storage, and
+    torch.gradient's differences of first and second order at the ends."""
     torch.manual_seed(0)
     pooled, indices = torch.nn.functional.max_pool2d(torch.randn(2, 4, 6), 2, return_indices=True)
     indices[0, 0, 0] = indices[0, 0, 1]

@@ -654,6 +654,25 @@ def max_unpool3d(self: Tensor, indices: Tensor, output_size: List[int], stride: 
                  padding: List[int]) -> Tensor:
   area = output_size[0] * output_size[1] * output_size[2]
   return _max_unpool(self.flatten(-3), indices.flatten(-3), area).reshape(self.size()[:-3] + output_size)
+def _gradient_along(x: Tensor, dim: int, h: float, edge_order: int) -> Tensor:
+  # central differences inside; at the ends one-sided ones of first or second order (numpy's, as ATen's)
+  n = x.size(dim)
+  inside = (x.narrow(dim, 2, n - 2) - x.narrow(dim, 0, n - 2)) / (2 * h)
+  if edge_order == 1:
+    first = (x.narrow(dim, 1, 1) - x.narrow(dim, 0, 1)) / h
+    last = (x.narrow(dim, n - 1, 1) - x.narrow(dim, n - 2, 1)) / h
+  else:
+    first = (-1.5 * x.narrow(dim, 0, 1) + 2 * x.narrow(dim, 1, 1) - 0.5 * x.narrow(dim, 2, 1)) / h
+    last = (0.5 * x.narrow(dim, n - 3, 1) - 2 * x.narrow(dim, n - 2, 1) + 1.5 * x.narrow(dim, n - 1, 1)) / h
+  return torch.cat([first, inside, last], dim)
+def gradient__scalarint(self: Tensor, spacing: Optional[float] = None, dim: Optional[int] = None,
+                        edge_order: int = 1) -> List[Tensor]:
+  h = 1.0 if spacing is None else spacing
+  if dim is None:
+    return [_gradient_along(self, d, h, edge_order) for d in range(self.dim())]
+  return [_gradient_along(self, dim, h, edge_order)]
+def gradient__scalararray(self: Tensor, spacing: float, dim: List[int], edge_order: int = 1) -> List[Tensor]:
+  return [_gradient_along(self, d, spacing, edge_order) for d in dim]
 def take(self: Tensor, index: Tensor) -> Tensor:
   flat = self.reshape([-1])
   wrapped = torch.where(index < 0, index + flat.size(0), index)
@@ -1109,6 +1128,8 @@ _ONLY_WHEN = {
     "as_strided_copy": lambda node: _reads_contiguous_storage(node),
     # a one-hot comparison of every value's position with every output position (at most _MOST_COMPARISONS)
     "max_unpool2d": lambda node: _is_small_unpool(node, 2),
+    "gradient__scalarint": lambda node: _has_static_sizes(node, 0, _FLOATING_DTYPES),  # (of integers: floats)
+    "gradient__scalararray": lambda node: _has_static_sizes(node, 0, _FLOATING_DTYPES),
     "max_unpool3d": lambda node: _is_small_unpool(node, 3),
     # the view as a copy, when nothing writes to it or to the viewed input (a write would show through the view)
     "as_strided": lambda node: _reads_contiguous_storage(node) and not _is_written(node.inputs[0]) and

@@ -6,7 +6,7 @@ import time
 
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tsjit.errors import SchemaError, SourceParseError, TsjitError
@@ -419,6 +419,7 @@ def test_generated_schemas_round_trip(text):
 
 @settings(max_examples=200, deadline=None)
 @given(schema_texts(multi_sets=False))
+@example("aten::a(*, Device a0) -> (int, bool) r")  # text after a list of returns (the common-shape path)
 def test_generated_schemas_match_torch(text):
     try:
         expected = str(torch._C.parse_schema(text))

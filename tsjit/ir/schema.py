@@ -321,10 +321,11 @@ def _common_arguments(text: str) -> tuple[Argument, ...] | None:
 
 
 def _common_returns(text: str) -> tuple[Argument, ...] | None:
-    """`Tensor`, `Tensor(a!)`, `(Tensor a, Tensor b)`, `()`: a list when the text is one parenthesized group."""
+    """`Tensor`, `Tensor(a!)`, `(Tensor a, Tensor b)`, `()`: a list when the text starts with a parenthesis; None
+    (the whole parser decides) when that group does not end the text."""
     text = text.strip()
-    if text.startswith("(") and _group_end(text) == len(text) - 1:
-        pieces = _top_level_pieces(text[1:-1])
+    if text.startswith("("):  # a list of returns, which must end the schema (`(int, bool) r` is malformed)
+        pieces = _top_level_pieces(text[1:-1]) if _group_end(text) == len(text) - 1 else None
     else:
         pieces = [text]
     if pieces is None:

@@ -210,9 +210,8 @@ def _nested_view_write(node: Node) -> bool:
 def _write_outer_view(graph: Graph, node: Node) -> None:
     view = node.input(0).node
     outer = view.input(0)
+    written = _out_of_place_before(node)
     with graph.insert_point_guard(node):
-        written = graph.insert_node(graph.create(_functional_kind(node), node.inputs)).output()
-        written.set_type(node.output().type)
         graph.insert(aten.copy_, [outer, _scatter(graph, view, written), False])
     node.destroy()
 
@@ -226,9 +225,8 @@ def _functional_kind(node: Node) -> Symbol:
 def _functionalize_view_write(graph: Graph, node: Node) -> None:
     view = node.input(0).node
     base = view.input(0)
+    written = _out_of_place_before(node)
     with graph.insert_point_guard(node):
-        written = graph.insert_node(graph.create(_functional_kind(node), node.inputs)).output()
-        written.set_type(node.output().type)
         whole = _scatter(graph, view, written)
         later = [u for u in view.output().uses if u.user.is_after(node)] + list(node.output().uses)
     base.replace_uses_with_if(whole, lambda use: use.user.is_after(node) and use.user is not whole.node)
@@ -258,14 +256,19 @@ def _is_whole_slice(view: Node) -> bool:
         constant_value(step.node) == 1
 
 
-def _functionalize(graph: Graph, node: Node) -> None:
-    functional = graph.create(_functional_kind(node), node.inputs)
+def _out_of_place_before(node: Node) -> Value:
+    """The result of `node`'s out-of-place form, inserted just before it with its inputs, type and source range."""
+    functional = node.owning_graph.create(_functional_kind(node), node.inputs)
     functional.output().set_type(node.output().type)
-    functional.insert_before(node)
     functional.source_range = node.source_range
-    mutated = node.input(0)
-    mutated.replace_uses_with_if(functional.output(), lambda use: use.user.is_after(node))
-    node.output().replace_all_uses_with(functional.output())
+    functional.insert_before(node)
+    return functional.output()
+
+
+def _functionalize(graph: Graph, node: Node) -> None:
+    functional = _out_of_place_before(node)
+    node.input(0).replace_uses_with_if(functional, lambda use: use.user.is_after(node))
+    node.output().replace_all_uses_with(functional)
     node.destroy()
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tsjit.frontend.torch_tracing_flags import get_tracing_state, torch_jit_is_tracing
+from tsjit.frontend.torch_tracing_flags import no_trace_running
 from tsjit.passes.inliner import inline_calls
 from tsjit.runtime.generated_plan import generate_plan
 from tsjit.runtime.operations import operations_for_torch_compile
@@ -33,7 +33,7 @@ def prepare_for_torch_compile(function: Any) -> bool:
     `torch_compile_plan`, made on the first request. No while a tracer records (making it runs torch calls a trace
     must not see; asked again later) or when the graph has no straight-line form."""
     if "torch_compile_plan" not in vars(function):
-        if get_tracing_state() is not None or torch_jit_is_tracing():
+        if not no_trace_running():
             return False
         graph = function.graph.copy()
         inline_calls(graph)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import pytest
 import torch
+from torch_library_operators import LastingLibrary, dead_builtins
 
 import tsjit
 from tsjit.errors import CompileError
@@ -25,7 +26,7 @@ aten = torch.ops.aten  # an OpOverloadPacket namespace reached through a global,
 add_tensor = torch.ops.aten.add.Tensor  # an OpOverload reached through a global
 
 # ---- user-defined operators: torch.library before scripting, and tsjit's own registry ----------------------
-_LIBRARY = torch.library.Library("callforms_test", "DEF")
+_LIBRARY = LastingLibrary("callforms_test")  # not torch.library.Library: see torch_library_operators.py
 _LIBRARY.define("scale(Tensor x, float s=2.0) -> Tensor")
 _LIBRARY.define("scale.int(Tensor x, int s) -> Tensor")
 _LIBRARY.impl("scale", lambda x, s=2.0: x * s, "CompositeExplicitAutograd")
@@ -344,6 +345,10 @@ def _round_trip(scripted):
     tsjit.save(scripted, buffer)
     buffer.seek(0)
     return tsjit.load(buffer)
+
+
+def test_defining_the_library_leaves_torch_jit_no_dead_builtins():
+    assert dead_builtins("callforms_test") == []
 
 
 def test_the_cases_cover_namespaces_and_thirty_overloads():

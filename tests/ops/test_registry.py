@@ -7,6 +7,7 @@ import sys
 
 import pytest
 import torch
+from torch_library_operators import LastingLibrary, dead_builtins
 
 import tsjit.ops
 from tsjit.errors import SchemaError
@@ -175,7 +176,7 @@ def test_an_operator_defined_with_torch_library_after_a_failed_lookup_is_found()
 
     assert get_operators("late_registry_test::twice") == []
     assert find_operator("late_registry_test::twice") is None
-    library = torch.library.Library("late_registry_test", "DEF")
+    library = LastingLibrary("late_registry_test")
     library.define("twice(Tensor x) -> Tensor")
     library.impl("twice", lambda x: x * 2, "CompositeExplicitAutograd")
     assert [str(op.schema) for op in get_operators("late_registry_test::twice")] == [
@@ -185,6 +186,7 @@ def test_an_operator_defined_with_torch_library_after_a_failed_lookup_is_found()
     library.define("twice.scaled(Tensor x, float s) -> Tensor")
     library.impl("twice.scaled", lambda x, s: x * 2 * s, "CompositeExplicitAutograd")
     assert torch.equal(tsjit.script(scaled)(torch.ones(2)), torch.full((2,), 6.0))
+    assert dead_builtins("late_registry_test") == []  # the refreshed packet's first operator object lives on
 
 
 def test_operators_the_dispatcher_registered_conservative_have_side_effects():
@@ -193,7 +195,7 @@ def test_operators_the_dispatcher_registered_conservative_have_side_effects():
     defines from its schema alone (FROM_SCHEMA) is pure, as are aten's."""
     from tsjit.ops.registry import is_conservative
 
-    library = torch.library.Library("alias_kind_test", "DEF")
+    library = LastingLibrary("alias_kind_test")
     library.define("pure(Tensor x) -> Tensor")
     library.define("effect(Tensor x) -> Tensor", alias_analysis="CONSERVATIVE")
     assert is_conservative(find_operator("profiler::_record_function_enter_new").schema)
@@ -253,7 +255,7 @@ def test_dispatcher_schemas_are_told_from_jit_only_ones_as_the_dispatcher_tells(
             return False
         return True
 
-    library = torch.library.Library("kernel_less_test", "DEF")
+    library = LastingLibrary("kernel_less_test")
     library.define("bare(Tensor x) -> Tensor")
     schemas = torch._C._jit_get_all_schemas()
     assert sum(not looked_up(schema) for schema in schemas) > 100  # JIT-only schemas are among them

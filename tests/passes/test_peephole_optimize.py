@@ -8,6 +8,7 @@ import torch
 from pass_case import check_pass
 
 import tsjit
+from tsjit.ir.constants import constant_value
 from tsjit.ir.parser import parse_ir
 from tsjit.passes.peephole import peephole_optimize
 from tsjit.passes.shape_analysis import propagate_shapes
@@ -193,3 +194,26 @@ def test_broadcast_gradient_sizes_of_known_shapes_fold() -> None:
     assert str(differ.node.kind) == "prim::ListConstruct" and len(differ.node.inputs) == 1
     assert str(unknown.node.kind) == "aten::_size_if_not_equal"
     assert not peephole_optimize(graph, shape_peepholes=True)
+
+
+def test_broadcast_gradient_reductions_of_known_rank_become_one_sum() -> None:
+    """`_grad_sum_to_size` to constant sizes (a bias's gradient in a backward graph): the leading dimensions, or
+    the kept dimensions of size 1, summed by one aten::sum; a reduction that needs both, or none, stays."""
+    text = """
+        graph(%g : Float(*, *, device=cpu), %h : Float(*, *, *, device=cpu)):
+          %bias : int[] = prim::Constant[value=[5]]()
+          %column : int[] = prim::Constant[value=[4, 1]]()
+          %both : int[] = prim::Constant[value=[4, 1]]()
+          %same : int[] = prim::Constant[value=[4, 5]]()
+          %a : Tensor = aten::_grad_sum_to_size(%g, %bias)
+          %b : Tensor = aten::_grad_sum_to_size(%g, %column)
+          %c : Tensor = aten::_grad_sum_to_size(%h, %both)
+          %d : Tensor = aten::_grad_sum_to_size(%g, %same)
+          %r : (Tensor, Tensor, Tensor, Tensor) = prim::TupleConstruct(%a, %b, %c, %d)
+          return (%r)"""
+    inputs = [(torch.randn(4, 5), torch.randn(3, 4, 5))]
+    graph = check_pass(peephole_optimize, text, inputs=inputs, shape_peepholes=True,
+                       present=["aten::sum(%g", "aten::sum(%g", "aten::_grad_sum_to_size(%h",
+                                "aten::_grad_sum_to_size(%g"])
+    sums = [n for n in graph.nodes() if str(n.kind) == "aten::sum"]
+    assert [[constant_value(v.node) for v in n.inputs[1:3]] for n in sums] == [[[0], False], [[1], True]]

@@ -495,3 +495,20 @@ def test_backward_plans_by_undefined_gradients_give_eagers_gradients() -> None:
         torch.testing.assert_close(gradients, torch.autograd.grad(sum(expected[k].sum() for k in pick), inputs))
     op = outputs[0].grad_fn.op
     assert op.fixed_types and len(op.backward_plans) == 3
+
+
+def test_the_backward_node_runs_df_when_called_directly() -> None:
+    """The backward node's `apply` is the generated backward itself (no BackwardCFunction.apply between the
+    engine and it): called as a user calls `grad_fn.apply`, it gives the gradients of f's inputs, eager's."""
+    scripted = tsjit.script(lstm_cell)
+    inputs = (_double(1, 4), _double(1, 5), _double(1, 5), _double(20, 4), _double(20, 5), _double(20), _double(20))
+    scripted.graph_for(*inputs)
+    hy, cy = scripted(*inputs)
+    grads = [None, None]
+    grads[hy.output_nr] = torch.ones_like(hy)  # the node's outputs are f's, in f's order
+    gradients = [g for g in hy.grad_fn.apply(*grads) if g is not None]
+    assert type(hy.grad_fn).apply is not torch.autograd.function.BackwardCFunction.apply
+    expected = torch.autograd.grad(lstm_cell(*inputs)[0].sum(), inputs)
+    assert sorted(g.shape for g in gradients) == sorted(g.shape for g in expected)
+    for gradient in gradients:
+        assert any(g.shape == gradient.shape and torch.allclose(g, gradient) for g in expected)

@@ -20,6 +20,13 @@ input itself (`to`, `type_as`) or a same-shape view of it (`expand_as`):
     aten::size(%x, %i), %x.shape[%i], aten::size(%x)  where that size is known    ->  the constant (list)
     aten::to(%x, %dtype, ...), aten::type_as(%x, %y)  to the dtype/device %x has  ->  %x
     aten::expand_as(%x, %y)                      where both have the same known sizes  ->  %x
+    aten::_grad_sum_to_size(%g, [256])           where %g : Float(*, *)           ->  aten::sum(%g, [0], False)
+
+The last is a broadcast gradient's reduction (a bias's, in backward graphs) as the one sum that sum_to_size runs
+inside, without its view or the Python call of `_grad_sum_to_size`: which dimensions it sums follows from the
+rank and the constant sizes alone when no size is 1 (the leading dimensions) or none are leading (those of size 1,
+kept). The sum's result is fresh memory where sum_to_size could return its input: both are valid gradients. (The
+sizes are the forward's, as the gradient formulas pass them, which sum_to_size would check against %g's.)
 
 Those rules are only sound when no tensor's metadata changes in place, which the executor checks
 (shape_analysis.may_change_tensor_metadata); on other graphs they must stay off, as tensor types there can be
@@ -387,10 +394,30 @@ def _expand_as(node: Node) -> bool:
     return sizes is not None and sizes == _known_sizes(node.inputs[1]) and _replace(node.output(), node.inputs[0])
 
 
+def _grad_sum_to_size(node: Node) -> bool:
+    """`_grad_sum_to_size(g, sizes)` with constant sizes and g's rank known: one aten::sum (see the module doc)."""
+    type_, sizes = _known(node.inputs[0]), _constant(node.inputs[1])
+    if type_ is None or type_.rank is None or not isinstance(sizes, list) or not all(map(_is_int, sizes)):
+        return False
+    leading = type_.rank - len(sizes)
+    ones = [leading + i for i, size in enumerate(sizes) if size == 1]
+    if leading < 0 or bool(leading) == bool(ones) or not log.opt_allowed():  # nothing to sum, or two steps
+        return False
+    dims, keepdim = (list(range(leading)), False) if leading else (ones, True)
+    log.graph_update(f"replacing %{node.output().debug_name} = _grad_sum_to_size(...) with a sum over {dims}")
+    graph = node.owning_graph
+    with graph.insert_point_guard(node):
+        summed = graph.insert(aten.sum, [node.inputs[0], dims, keepdim], source_range=node.source_range)
+    summed.set_type(node.output().type)
+    node.output().replace_all_uses_with(summed)
+    return True
+
+
 _SHAPE_RULES = {
     aten.dim: _dim, prim.dtype: _dtype, prim.device: _device, **dict.fromkeys(_DEVICE_PROPERTIES, _device_property),
     aten.is_floating_point: _dtype_property, aten.is_complex: _dtype_property, aten.size: _size, aten.len: _len,
     aten.__getitem__: _size_item, aten.type_as: _type_as, aten.to: _to, aten.expand_as: _expand_as,
+    aten._grad_sum_to_size: _grad_sum_to_size,
 }
 
 

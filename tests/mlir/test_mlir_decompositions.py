@@ -193,3 +193,21 @@ def test_max_unpool_as_strided_and_gradient_on_iree():
     run = iree.compile(tsjit.mlir.compile(tsjit.script(unpooling_and_strided_views), list(inputs),
                                           output_type="linalg-on-tensors"))
     assert_close(run(*inputs), unpooling_and_strided_views(*inputs))
+
+
+def quantiles(x: torch.Tensor, v: torch.Tensor, q: torch.Tensor):
+    return (torch.quantile(x, 0.3, dim=1, keepdim=True), torch.quantile(x, q, dim=0),
+            torch.nanquantile(x, q, dim=-1, interpolation="nearest"), torch.quantile(v, q, interpolation="lower"),
+            torch.nanquantile(v, 0.75, interpolation="midpoint"), torch.quantile(x, 0.5, interpolation="higher"),
+            torch.nanquantile(x, q, dim=1, keepdim=True), torch.nanmedian(v))
+
+
+def test_quantiles_with_nans_on_iree():
+    """quantile and nanquantile (order_statistics.py) over rows with a NaN and of NaNs only, every interpolation;
+    the backends' sort leaves NaNs where they stand, so the decompositions sort them last themselves."""
+    torch.manual_seed(0)
+    x, v = torch.randn(4, 5), torch.randn(7)
+    x[1, 2], x[2], v[3] = float("nan"), float("nan"), float("nan")
+    inputs = (x, v, torch.tensor([0.0, 0.25, 0.5, 1.0]))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(quantiles), list(inputs), output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), quantiles(*inputs))

@@ -43,7 +43,15 @@ from tsjit.ir import types as ts
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.symbols import prim
-from tsjit.mlir import fourier, incomplete_gamma, linear_algebra, sampling, special_functions, spectral
+from tsjit.mlir import (
+    fourier,
+    incomplete_gamma,
+    linear_algebra,
+    order_statistics,
+    sampling,
+    special_functions,
+    spectral,
+)
 from tsjit.passes.inliner import inline_calls, insert_graph
 
 _REDUCE = """
@@ -801,7 +809,7 @@ def nanmedian(self: Tensor) -> Tensor:
   flat = self.reshape([-1])
   present = torch.sum(torch.logical_not(torch.isnan(flat)))
   middle = torch.clamp_min(torch.floor_divide(present - 1, 2), 0)
-  return torch.index_select(torch.sort(flat)[0], 0, middle.reshape([1])).reshape([])  # NaNs sort last
+  return torch.index_select(_sorted_nan_last(flat), 0, middle.reshape([1])).reshape([])
 def _linspace(start: Tensor, end: Tensor, steps: int) -> Tensor:
   first = start.to(7)  # torch.float64, as ATen computes
   return first + (end.to(7) - first) * torch.arange(steps, dtype=7) / max(steps - 1, 1)
@@ -1083,7 +1091,7 @@ def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
 def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
   return input
 """ + special_functions.SPECIAL_FUNCTIONS + linear_algebra.LINEAR_ALGEBRA + spectral.SPECTRAL + \
-    incomplete_gamma.INCOMPLETE_GAMMA + fourier.FOURIER + sampling.SAMPLING
+    incomplete_gamma.INCOMPLETE_GAMMA + fourier.FOURIER + sampling.SAMPLING + order_statistics.ORDER_STATISTICS
 
 # operators whose names begin with an underscore (the table's other such names are helpers)
 _OPERATORS_NAMED_PRIVATE = linear_algebra.OPERATORS_NAMED_PRIVATE | {"_chunk_cat"}

@@ -195,19 +195,44 @@ def test_max_unpool_as_strided_and_gradient_on_iree():
     assert_close(run(*inputs), unpooling_and_strided_views(*inputs))
 
 
-def quantiles(x: torch.Tensor, v: torch.Tensor, q: torch.Tensor):
+def order_statistics(x: torch.Tensor, v: torch.Tensor, q: torch.Tensor, lengths: torch.Tensor,
+                     offsets: torch.Tensor):
     return (torch.quantile(x, 0.3, dim=1, keepdim=True), torch.quantile(x, q, dim=0),
             torch.nanquantile(x, q, dim=-1, interpolation="nearest"), torch.quantile(v, q, interpolation="lower"),
             torch.nanquantile(v, 0.75, interpolation="midpoint"), torch.quantile(x, 0.5, interpolation="higher"),
-            torch.nanquantile(x, q, dim=1, keepdim=True), torch.nanmedian(v))
+            torch.nanquantile(x, q, dim=1, keepdim=True), torch.nanmedian(v),
+            torch.segment_reduce(v, "max", lengths=lengths), torch.segment_reduce(v, "min", lengths=lengths, initial=1),
+            torch.segment_reduce(v, "mean", lengths=lengths),
+            torch.segment_reduce(v, "mean", offsets=offsets, initial=1.0),
+            torch.segment_reduce(v, "prod", offsets=offsets, initial=2),
+            torch.segment_reduce(x.t(), "sum", lengths=lengths[1:]))
 
 
-def test_quantiles_with_nans_on_iree():
-    """quantile and nanquantile (order_statistics.py) over rows with a NaN and of NaNs only, every interpolation;
-    the backends' sort leaves NaNs where they stand, so the decompositions sort them last themselves."""
+def test_quantiles_and_segment_reductions_with_nans_on_iree():
+    """quantile and nanquantile (order_statistics.py) over rows with a NaN and of NaNs only, every interpolation
+    (the backends' sort leaves NaNs where they stand, so the decompositions sort them last themselves); segment
+    reductions given lengths or offsets, with an empty segment, a NaN and an initial value."""
     torch.manual_seed(0)
     x, v = torch.randn(4, 5), torch.randn(7)
     x[1, 2], x[2], v[3] = float("nan"), float("nan"), float("nan")
-    inputs = (x, v, torch.tensor([0.0, 0.25, 0.5, 1.0]))
-    run = iree.compile(tsjit.mlir.compile(tsjit.script(quantiles), list(inputs), output_type="linalg-on-tensors"))
-    assert_close(run(*inputs), quantiles(*inputs))
+    inputs = (x, v, torch.tensor([0.0, 0.25, 0.5, 1.0]), torch.tensor([2, 0, 2, 3]), torch.tensor([0, 2, 2, 5, 7]))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(order_statistics), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), order_statistics(*inputs))
+
+
+def split_at(x: torch.Tensor, indices: torch.Tensor):
+    return torch.tensor_split(x, indices, 1), torch.tensor_split(x, indices, -1), torch.empty_permuted((2, 3, 4),
+                                                                                                     (2, 0, 1))
+
+
+def test_tensor_split_at_index_tensors_and_empty_permuted_on_iree():
+    """tensor_split at the values of an index tensor (pieces whose sizes are known at run time only: one
+    compilation, other indices, negative and decreasing ones too), and empty_permuted's logical shape."""
+    x = torch.randn(5, 6, 5)
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(split_at), [x, torch.tensor([1, 4, 3])],
+                                          output_type="linalg-on-tensors"))
+    for indices in (torch.tensor([1, 4, 3]), torch.tensor([-2, 0, 5])):
+        got, expected = run(x, indices), split_at(x, indices)
+        assert_close(got[:2], expected[:2])
+        assert (got[2].dtype, got[2].shape) == (expected[2].dtype, expected[2].shape)

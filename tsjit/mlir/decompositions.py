@@ -709,6 +709,27 @@ def unsafe_chunk(self: Tensor, chunks: int, dim: int = 0) -> List[Tensor]:
   return torch.chunk(self, chunks, dim)
 def unsafe_split__Tensor(self: Tensor, split_size: int, dim: int = 0) -> List[Tensor]:
   return torch.split(self, split_size, dim)
+def tensor_split__tensor_indices_or_sections(self: Tensor, tensor_indices_or_sections: Tensor,
+                                             dim: int = 0) -> List[Tensor]:
+  # (indices, see _ONLY_WHEN) the pieces between the indices, sliced as ATen slices them; their values are data,
+  # so each piece's extent along dim is a size known at run time only
+  along = self.transpose(0, dim)
+  pieces: List[Tensor] = []
+  start = 0
+  for i in range(tensor_indices_or_sections.size(0)):
+    end = int(tensor_indices_or_sections[i])
+    pieces.append(along[start:end].transpose(0, dim))
+    start = end
+  pieces.append(along[start:].transpose(0, dim))
+  return pieces
+def empty_permuted(size: List[int], physical_layout: List[int], dtype: Optional[int] = None,
+                   layout: Optional[int] = None, device: Optional[Device] = None,
+                   pin_memory: Optional[bool] = None) -> Tensor:
+  # the physical dimensions' tensor, viewed in logical order: dimension d is physical dimension
+  # physical_layout.index(d)
+  physical = torch.empty([size[d] for d in physical_layout], dtype=dtype, layout=layout, device=device,
+                         pin_memory=pin_memory)
+  return physical.permute([physical_layout.index(d) for d in range(len(physical_layout))])
 def median(self: Tensor) -> Tensor:
   flat = self.reshape([-1])
   middle = torch.sort(flat)[0][(flat.size(0) - 1) // 2]
@@ -1131,6 +1152,14 @@ _ONLY_WHEN = {
     "argmin": lambda node: _is_constant(node, 1, None),
     "argmax": lambda node: _is_constant(node, 1, None),
     "squeeze_copy__dims": lambda node: _constant_ints(node, 1) is not None,
+    # segments along axis 0 given by 1-D lengths or offsets (not by indices)
+    "segment_reduce": lambda node: _is_constant_where(node, 1, lambda r: r in ("sum", "mean", "max", "min", "prod"))
+    and _is_constant(node, 3, None) and _is_constant(node, 5, 0) and (
+        _has_rank(node, 2, 1) if _is_constant(node, 4, None) else _has_rank(node, 4, 1)),
+    # a list of indices as long as the type states (a 0-d tensor, a count of sections, makes as many pieces as its
+    # value says: a list whose length is data)
+    "tensor_split__tensor_indices_or_sections": lambda node: _has_rank(node, 1, 1) and _has_static_sizes(
+        node, 1, frozenset({torch.int64})),
     # as_strided reads the storage: a contiguous one, which a program's input is (as IREE passes it) and an
     # intermediate tensor need not be (a transpose's view)
     "as_strided_copy": lambda node: _reads_contiguous_storage(node),

@@ -221,18 +221,20 @@ def test_quantiles_and_segment_reductions_with_nans_on_iree():
     assert_close(run(*inputs), order_statistics(*inputs))
 
 
-def split_at(x: torch.Tensor, indices: torch.Tensor):
-    return torch.tensor_split(x, indices, 1), torch.tensor_split(x, indices, -1), torch.empty_permuted((2, 3, 4),
-                                                                                                     (2, 0, 1))
+def indices_from_data(x: torch.Tensor, indices: torch.Tensor):
+    return (torch.tensor_split(x, indices, 1), torch.tensor_split(x, indices, -1),
+            torch.nonzero_static(torch.relu(x[0]), size=20), torch.nonzero_static(indices, size=2, fill_value=-7),
+            torch.empty_permuted((2, 3, 4), (2, 0, 1)))
 
 
-def test_tensor_split_at_index_tensors_and_empty_permuted_on_iree():
+def test_tensor_split_at_index_tensors_nonzero_static_and_empty_permuted_on_iree():
     """tensor_split at the values of an index tensor (pieces whose sizes are known at run time only: one
-    compilation, other indices, negative and decreasing ones too), and empty_permuted's logical shape."""
+    compilation, other indices, negative and decreasing ones too), nonzero_static (rows past the count of nonzeros
+    filled), and empty_permuted's logical shape."""
     x = torch.randn(5, 6, 5)
-    run = iree.compile(tsjit.mlir.compile(tsjit.script(split_at), [x, torch.tensor([1, 4, 3])],
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(indices_from_data), [x, torch.tensor([1, 4, 3])],
                                           output_type="linalg-on-tensors"))
     for indices in (torch.tensor([1, 4, 3]), torch.tensor([-2, 0, 5])):
-        got, expected = run(x, indices), split_at(x, indices)
-        assert_close(got[:2], expected[:2])
-        assert (got[2].dtype, got[2].shape) == (expected[2].dtype, expected[2].shape)
+        got, expected = run(x, indices), indices_from_data(x, indices)
+        assert_close(got[:4], expected[:4])
+        assert (got[4].dtype, got[4].shape) == (expected[4].dtype, expected[4].shape)

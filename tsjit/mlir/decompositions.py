@@ -730,6 +730,23 @@ def empty_permuted(size: List[int], physical_layout: List[int], dtype: Optional[
   physical = torch.empty([size[d] for d in physical_layout], dtype=dtype, layout=layout, device=device,
                          pin_memory=pin_memory)
   return physical.permute([physical_layout.index(d) for d in range(len(physical_layout))])
+def nonzero_static(self: Tensor, size: int, fill_value: int = -1) -> Tensor:
+  # the k-th nonzero element (in row-major order) for each row k < size by a one-hot comparison of the running
+  # count of nonzeros with k; rows past the count hold fill_value
+  rank = self.dim()
+  if rank == 0:
+    return torch.full([size, 0], fill_value, dtype=4)
+  nonzero = self.reshape([-1]) != 0
+  order = torch.cumsum(nonzero.to(4), 0) - 1
+  match = torch.logical_and(order.unsqueeze(0) == torch.arange(size).unsqueeze(1), nonzero.unsqueeze(0))
+  index = torch.sum(match.to(4) * torch.arange(nonzero.size(0)).unsqueeze(0), [1], True)
+  coordinates: List[Tensor] = []
+  for d in range(rank):
+    stride = 1
+    for e in range(d + 1, rank):
+      stride = stride * self.size(e)
+    coordinates.append(torch.remainder(torch.div(index, stride, rounding_mode="floor"), self.size(d)))
+  return torch.where(match.any(1, True), torch.cat(coordinates, 1), fill_value)
 def median(self: Tensor) -> Tensor:
   flat = self.reshape([-1])
   middle = torch.sort(flat)[0][(flat.size(0) - 1) // 2]
@@ -1152,6 +1169,7 @@ _ONLY_WHEN = {
     "argmin": lambda node: _is_constant(node, 1, None),
     "argmax": lambda node: _is_constant(node, 1, None),
     "squeeze_copy__dims": lambda node: _constant_ints(node, 1) is not None,
+    "nonzero_static": lambda node: _has_static_sizes(node, 0, _REAL_DTYPES) or _has_rank(node, 0, 0),
     # segments along axis 0 given by 1-D lengths or offsets (not by indices)
     "segment_reduce": lambda node: _is_constant_where(node, 1, lambda r: r in ("sum", "mean", "max", "min", "prod"))
     and _is_constant(node, 3, None) and _is_constant(node, 5, 0) and (

@@ -238,3 +238,18 @@ def test_tensor_split_at_index_tensors_nonzero_static_and_empty_permuted_on_iree
         got, expected = run(x, indices), indices_from_data(x, indices)
         assert_close(got[:4], expected[:4])
         assert (got[4].dtype, got[4].shape) == (expected[4].dtype, expected[4].shape)
+
+
+def histograms(x: torch.Tensor, points: torch.Tensor, weight: torch.Tensor, scalar: torch.Tensor):
+    return (torch.histogram(x, bins=4), torch.histogram(x, bins=3, range=(-1.0, 1.0), weight=weight, density=True),
+            torch.histogramdd(points, bins=[2, 3]), torch.histogramdd(points, bins=2, range=[-1.0, 1.0, 0.0, 2.0],
+                                                                      density=True), torch.histogram(scalar, bins=1))
+
+
+def test_histograms_on_iree():
+    """histogram and histogramdd: bounds from the data (widened when they are equal, one point) or given, points
+    on edges and outside the bounds, weights and densities."""
+    torch.manual_seed(0)
+    inputs = (torch.tensor([1.0, 2.0, 2.0, 3.0, 5.0, -0.5, 0.25]), torch.randn(6, 2), torch.rand(7), torch.tensor(2.0))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(histograms), list(inputs), output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), tuple(tuple(result) for result in histograms(*inputs)))

@@ -953,6 +953,55 @@ def histc(self: Tensor, bins: int = 100, low: float = 0, high: float = 0) -> Ten
   position = torch.clamp_max(((flat - first) * bins / (last - first)).to(4), bins - 1)  # torch.int64
   hits = torch.logical_and(position.unsqueeze(1) == torch.arange(bins), inside.unsqueeze(1))
   return torch.sum(hits, [0]).to(self.dtype)
+def _histogramdd(self: Tensor, bins: List[int], bounds: Optional[List[float]], weight: Optional[Tensor],
+                 density: bool) -> Tuple[Tensor, List[Tensor]]:
+  # points (..., D); per dimension bins[d] equal bins between the bounds (`range`: the points' extremes without
+  # one, widened by 0.5 when equal, as ATen's); a point's bin is the count of edges not above it, less one (the last
+  # bin holds its upper edge), points outside the bounds count in none
+  dims = len(bins)
+  points = self.reshape([-1, dims])
+  edges: List[Tensor] = []
+  inside = torch.ones_like(points.select(1, 0), dtype=11)  # torch.bool
+  flat = torch.zeros_like(points.select(1, 0), dtype=4)  # torch.int64
+  for d in range(dims):
+    values = points.select(1, d)
+    if bounds is None:
+      first = values.min()
+      last = values.max()
+    else:
+      first = torch.full([], bounds[2 * d], dtype=self.dtype)
+      last = torch.full([], bounds[2 * d + 1], dtype=self.dtype)
+    widened = first == last
+    low = torch.where(widened, first - 0.5, first)
+    high = torch.where(widened, last + 0.5, last)
+    edge = torch.linspace(low, high, bins[d] + 1).to(self.dtype)
+    edges.append(edge)
+    inside = torch.logical_and(inside, torch.logical_and(values >= low, values <= high))
+    position = torch.clamp_max(torch.sum((values.unsqueeze(1) >= edge).to(4), [1]) - 1, bins[d] - 1)
+    flat = flat * bins[d] + torch.clamp_min(position, 0)
+  count = 1
+  for b in bins:
+    count = count * b
+  hits = torch.logical_and(flat.unsqueeze(1) == torch.arange(count), inside.unsqueeze(1)).to(self.dtype)
+  if weight is not None:
+    hits = hits * weight.reshape([-1, 1])
+  hist = torch.sum(hits, [0]).reshape(bins)
+  if density:
+    hist = hist / hist.sum()
+    for d in range(dims):
+      widths = edges[d][1:] - edges[d][:-1]
+      hist = hist / widths.reshape([bins[d] if e == d else 1 for e in range(dims)])
+  return hist, edges
+def histogramdd(self: Tensor, bins: List[int], bounds: Optional[List[float]] = None, weight: Optional[Tensor] = None,
+                density: bool = False) -> Tuple[Tensor, List[Tensor]]:
+  return _histogramdd(self, bins, bounds, weight, density)
+def histogramdd__int_bins(self: Tensor, bins: int, bounds: Optional[List[float]] = None,
+                          weight: Optional[Tensor] = None, density: bool = False) -> Tuple[Tensor, List[Tensor]]:
+  return _histogramdd(self, [bins for _ in range(self.size(-1))], bounds, weight, density)
+def histogram__bin_ct(self: Tensor, bins: int = 100, bounds: Optional[List[float]] = None,
+                      weight: Optional[Tensor] = None, density: bool = False) -> Tuple[Tensor, Tensor]:
+  hist, edges = _histogramdd(self.reshape([-1, 1]), [bins], bounds, weight, density)
+  return hist, edges[0]
 def linalg_matrix_norm__str_ord(self: Tensor, ord: str = "fro", dim: List[int] = [-2, -1], keepdim: bool = False,
                                 dtype: Optional[int] = None) -> Tensor:
   if ord == "nuc":
@@ -1169,6 +1218,12 @@ _ONLY_WHEN = {
     "argmin": lambda node: _is_constant(node, 1, None),
     "argmax": lambda node: _is_constant(node, 1, None),
     "squeeze_copy__dims": lambda node: _constant_ints(node, 1) is not None,
+    # histograms of points whose count and dimensions the types state, into bins the program gives as constants
+    "histogramdd": lambda node: _has_static_sizes(node, 0, _FLOATING_DTYPES) and _constant_ints(node, 1) is not None,
+    "histogramdd__int_bins": lambda node: _has_static_sizes(node, 0, _FLOATING_DTYPES) and _is_constant_where(
+        node, 1, lambda bins: True),
+    "histogram__bin_ct": lambda node: (_has_static_sizes(node, 0, _FLOATING_DTYPES) or _has_rank(node, 0, 0)) and
+    _is_constant_where(node, 1, lambda bins: True),
     "nonzero_static": lambda node: _has_static_sizes(node, 0, _REAL_DTYPES) or _has_rank(node, 0, 0),
     # segments along axis 0 given by 1-D lengths or offsets (not by indices)
     "segment_reduce": lambda node: _is_constant_where(node, 1, lambda r: r in ("sum", "mean", "max", "min", "prod"))

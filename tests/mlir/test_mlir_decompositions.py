@@ -253,3 +253,21 @@ def test_histograms_on_iree():
     inputs = (torch.tensor([1.0, 2.0, 2.0, 3.0, 5.0, -0.5, 0.25]), torch.randn(6, 2), torch.rand(7), torch.tensor(2.0))
     run = iree.compile(tsjit.mlir.compile(tsjit.script(histograms), list(inputs), output_type="linalg-on-tensors"))
     assert_close(run(*inputs), tuple(tuple(result) for result in histograms(*inputs)))
+
+
+def masked_indexing(x: torch.Tensor, mask: torch.Tensor, indices: list[torch.Tensor | None], values: torch.Tensor):
+    return (torch._unsafe_masked_index(x, mask, indices, -8.5),
+            torch._unsafe_masked_index_put_accumulate(x, mask, indices, values))
+
+
+def test_unsafe_masked_index_and_put_with_an_index_list_argument_on_iree():
+    """_unsafe_masked_index and its accumulating put (indices out of bounds where the mask is False), the indices
+    a `Tensor?[]` argument (flattened into tensor arguments at the function boundary)."""
+    torch.manual_seed(0)
+    mask = torch.rand(10, 10) > 0.5
+    rows, columns = torch.randint(0, 5, (10, 1)), torch.randint(0, 5, (1, 10))
+    rows[torch.logical_not(mask.any(1))] = 7
+    inputs = (torch.randn(5, 5), mask, [rows, columns], torch.randn(10, 10))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(masked_indexing), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), masked_indexing(*inputs))

@@ -557,6 +557,21 @@ def _chunk_cat(tensors: List[Tensor], dim: int, num_chunks: int) -> Tensor:
       tensor = torch.cat([tensor, tensor.new_zeros(sizes)], at)
     pieces.append(tensor.reshape(tensor.size()[:at] + [num_chunks, -1]))
   return torch.cat(pieces, at + 1)
+def _clamped_indices(self: Tensor, indices: List[Optional[Tensor]]) -> List[Optional[Tensor]]:
+  # (where the mask is False an index may be out of bounds: in bounds, its value is then not used)
+  clamped: List[Optional[Tensor]] = []
+  for d in range(len(indices)):
+    index = indices[d]
+    if index is None:
+      clamped.append(None)
+    else:
+      clamped.append(torch.clamp(index, -self.size(d), self.size(d) - 1))
+  return clamped
+def _unsafe_masked_index(self: Tensor, mask: Tensor, indices: List[Optional[Tensor]], fill: number) -> Tensor:
+  return torch.where(mask, torch.ops.aten.index(self, _clamped_indices(self, indices)), fill)
+def _unsafe_masked_index_put_accumulate(self: Tensor, mask: Tensor, indices: List[Optional[Tensor]],
+                                        values: Tensor) -> Tensor:
+  return torch.index_put(self, _clamped_indices(self, indices), torch.where(mask, values, 0), True)
 def multilabel_margin_loss(self: Tensor, target: Tensor, reduction: int = 1) -> Tensor:
   classes = 1 if self.dim() == 0 else self.size(-1)
   x = self.reshape([-1, classes])
@@ -1181,7 +1196,8 @@ def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
     incomplete_gamma.INCOMPLETE_GAMMA + fourier.FOURIER + sampling.SAMPLING + order_statistics.ORDER_STATISTICS
 
 # operators whose names begin with an underscore (the table's other such names are helpers)
-_OPERATORS_NAMED_PRIVATE = linear_algebra.OPERATORS_NAMED_PRIVATE | {"_chunk_cat"}
+_OPERATORS_NAMED_PRIVATE = linear_algebra.OPERATORS_NAMED_PRIVATE | {
+    "_chunk_cat", "_unsafe_masked_index", "_unsafe_masked_index_put_accumulate"}
 
 _MOST_COMPARISONS = 1 << 20  # max_unpool as a one-hot comparison of at most this many pairs per plane
 _MOST_WINDOWS = 16  # adaptive pooling decomposed into at most this many windows (each one its own slice and mean)

@@ -1316,6 +1316,8 @@ _ONLY_WHEN = {
     "scaled_dot_product_attention": lambda node: _is_constant(node, 4, 0.0) and _is_constant(node, 7, False),
     # DFTs as products with tables of the static lengths (fourier.py), of real inputs
     **{name: lambda node: _has_static_sizes(node, 0, _SPECTRAL_DTYPES) for name in fourier.TRANSFORMS},
+    **{name: lambda node: _has_static_sizes(node, 0, _SPECTRAL_DTYPES | _COMPLEX_DTYPES)
+       for name in fourier.OF_COMPLEX_INPUTS},
     **{name: lambda node, index=index: _is_constant(node, index, None)  # (sampling.py: the backends' own seed)
        for name, index in sampling.GENERATOR_ARGUMENT.items()},
 }
@@ -1333,6 +1335,7 @@ def _is_constant_where(node: Node, index: int, condition) -> bool:
 _FLOATING_DTYPES = frozenset({torch.float16, torch.bfloat16, torch.float32, torch.float64})
 _SINGLE_PRECISION = frozenset({torch.float16, torch.bfloat16, torch.float32})
 _SPECTRAL_DTYPES = frozenset({torch.float32, torch.float64})
+_COMPLEX_DTYPES = frozenset({torch.complex64, torch.complex128})
 _REAL_DTYPES = _FLOATING_DTYPES | {torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64}
 
 
@@ -1467,15 +1470,16 @@ def _constant_ints(node: Node, index: int) -> list | None:
 def decompose_unknown_operators(graph: Graph) -> bool:
     """Replace each node of an operator in DECOMPOSITIONS (matched by schema, name and overload) by the body of
     its decomposition, inlined."""
-    nodes = [n for n in graph.all_nodes() if _decomposition_of(n) is not None and log.opt_allowed()]
-    for node in nodes:
+    found = [(n, d) for n in graph.all_nodes() if (d := _decomposition_of(n)) is not None and log.opt_allowed()]
+    for node, decomposition in found:
         with graph.insert_point_guard(node):
-            outputs = insert_graph(graph, _decomposition_of(node), list(node.inputs))
+            outputs = insert_graph(graph, decomposition, list(node.inputs))
         for old, new in zip(node.outputs, _results(graph, node, outputs)):
-            new.set_type(old.type)
+            if new not in node.inputs:  # (an identity's result is its input, whose type is its own: `real` of a
+                new.set_type(old.type)  # real tensor in an untaken branch was typed Tensor, unrefined)
             old.replace_all_uses_with(new)
         node.destroy()
-    return bool(nodes)
+    return bool(found)
 
 
 def _results(graph: Graph, node: Node, outputs: list) -> list:

@@ -240,8 +240,30 @@ def on_iree(lowered: Any, program: Program, expected: Any, deterministic: bool, 
             got = got[-1]
     except Exception as error:  # noqa: BLE001
         return cause_of(error)
-    problem = _mismatch(expected, got, values=deterministic)
+    problem = _mismatch(canonical_signs(program.name, expected), canonical_signs(program.name, got),
+                        values=deterministic)
     return f"mismatch: {problem}" if problem else PASS
+
+
+# Results eager defines only up to the sign of each vector, by program: the result's index and the dimension its
+# vectors run along. torch.linalg.eigh's eigenvectors (the columns) are "not unique" ("different hardware and
+# software may compute different eigenvectors", as torch's documentation says): LAPACK's signs are one valid choice.
+UP_TO_SIGN: dict[str, dict[int, int]] = {"opdb:linalg.eigh": {1: -2}}
+
+
+def canonical_signs(name: str, result: Any) -> Any:
+    """The result with each vector UP_TO_SIGN names turned so that its entry of largest magnitude is positive
+    (both routes' results and eager's are compared so); other results as they are."""
+    where = UP_TO_SIGN.get(name)
+    if not where or not isinstance(result, tuple | list):
+        return result
+    turned = list(result)
+    for index, dim in where.items():
+        vectors = turned[index]
+        if isinstance(vectors, torch.Tensor) and vectors.numel():
+            largest = vectors.gather(dim, vectors.abs().argmax(dim, keepdim=True))
+            turned[index] = vectors * torch.where(largest < 0, -1.0, 1.0).to(vectors.dtype)
+    return type(result)(turned)
 
 
 def _generic_text(module) -> str:

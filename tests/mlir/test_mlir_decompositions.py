@@ -193,3 +193,81 @@ def test_max_unpool_as_strided_and_gradient_on_iree():
     run = iree.compile(tsjit.mlir.compile(tsjit.script(unpooling_and_strided_views), list(inputs),
                                           output_type="linalg-on-tensors"))
     assert_close(run(*inputs), unpooling_and_strided_views(*inputs))
+
+
+def order_statistics(x: torch.Tensor, v: torch.Tensor, q: torch.Tensor, lengths: torch.Tensor,
+                     offsets: torch.Tensor):
+    return (torch.quantile(x, 0.3, dim=1, keepdim=True), torch.quantile(x, q, dim=0),
+            torch.nanquantile(x, q, dim=-1, interpolation="nearest"), torch.quantile(v, q, interpolation="lower"),
+            torch.nanquantile(v, 0.75, interpolation="midpoint"), torch.quantile(x, 0.5, interpolation="higher"),
+            torch.nanquantile(x, q, dim=1, keepdim=True), torch.nanmedian(v),
+            torch.segment_reduce(v, "max", lengths=lengths), torch.segment_reduce(v, "min", lengths=lengths, initial=1),
+            torch.segment_reduce(v, "mean", lengths=lengths),
+            torch.segment_reduce(v, "mean", offsets=offsets, initial=1.0),
+            torch.segment_reduce(v, "prod", offsets=offsets, initial=2),
+            torch.segment_reduce(x.t(), "sum", lengths=lengths[1:]))
+
+
+def test_quantiles_and_segment_reductions_with_nans_on_iree():
+    """quantile and nanquantile (order_statistics.py) over rows with a NaN and of NaNs only, every interpolation
+    (the backends' sort leaves NaNs where they stand, so the decompositions sort them last themselves); segment
+    reductions given lengths or offsets, with an empty segment, a NaN and an initial value."""
+    torch.manual_seed(0)
+    x, v = torch.randn(4, 5), torch.randn(7)
+    x[1, 2], x[2], v[3] = float("nan"), float("nan"), float("nan")
+    inputs = (x, v, torch.tensor([0.0, 0.25, 0.5, 1.0]), torch.tensor([2, 0, 2, 3]), torch.tensor([0, 2, 2, 5, 7]))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(order_statistics), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), order_statistics(*inputs))
+
+
+def indices_from_data(x: torch.Tensor, indices: torch.Tensor):
+    return (torch.tensor_split(x, indices, 1), torch.tensor_split(x, indices, -1),
+            torch.nonzero_static(torch.relu(x[0]), size=20), torch.nonzero_static(indices, size=2, fill_value=-7),
+            torch.empty_permuted((2, 3, 4), (2, 0, 1)))
+
+
+def test_tensor_split_at_index_tensors_nonzero_static_and_empty_permuted_on_iree():
+    """tensor_split at the values of an index tensor (pieces whose sizes are known at run time only: one
+    compilation, other indices, negative and decreasing ones too), nonzero_static (rows past the count of nonzeros
+    filled), and empty_permuted's logical shape."""
+    x = torch.randn(5, 6, 5)
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(indices_from_data), [x, torch.tensor([1, 4, 3])],
+                                          output_type="linalg-on-tensors"))
+    for indices in (torch.tensor([1, 4, 3]), torch.tensor([-2, 0, 5])):
+        got, expected = run(x, indices), indices_from_data(x, indices)
+        assert_close(got[:4], expected[:4])
+        assert (got[4].dtype, got[4].shape) == (expected[4].dtype, expected[4].shape)
+
+
+def histograms(x: torch.Tensor, points: torch.Tensor, weight: torch.Tensor, scalar: torch.Tensor):
+    return (torch.histogram(x, bins=4), torch.histogram(x, bins=3, range=(-1.0, 1.0), weight=weight, density=True),
+            torch.histogramdd(points, bins=[2, 3]), torch.histogramdd(points, bins=2, range=[-1.0, 1.0, 0.0, 2.0],
+                                                                      density=True), torch.histogram(scalar, bins=1))
+
+
+def test_histograms_on_iree():
+    """histogram and histogramdd: bounds from the data (widened when they are equal, one point) or given, points
+    on edges and outside the bounds, weights and densities."""
+    torch.manual_seed(0)
+    inputs = (torch.tensor([1.0, 2.0, 2.0, 3.0, 5.0, -0.5, 0.25]), torch.randn(6, 2), torch.rand(7), torch.tensor(2.0))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(histograms), list(inputs), output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), tuple(tuple(result) for result in histograms(*inputs)))
+
+
+def masked_indexing(x: torch.Tensor, mask: torch.Tensor, indices: list[torch.Tensor | None], values: torch.Tensor):
+    return (torch._unsafe_masked_index(x, mask, indices, -8.5),
+            torch._unsafe_masked_index_put_accumulate(x, mask, indices, values))
+
+
+def test_unsafe_masked_index_and_put_with_an_index_list_argument_on_iree():
+    """_unsafe_masked_index and its accumulating put (indices out of bounds where the mask is False), the indices
+    a `Tensor?[]` argument (flattened into tensor arguments at the function boundary)."""
+    torch.manual_seed(0)
+    mask = torch.rand(10, 10) > 0.5
+    rows, columns = torch.randint(0, 5, (10, 1)), torch.randint(0, 5, (1, 10))
+    rows[torch.logical_not(mask.any(1))] = 7
+    inputs = (torch.randn(5, 5), mask, [rows, columns], torch.randn(10, 10))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(masked_indexing), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), masked_indexing(*inputs))

@@ -17,12 +17,14 @@ def spectral(a: torch.Tensor, wide: torch.Tensor, rank_two: torch.Tensor, symmet
     u, s, v = torch.svd(a)
     wide_u, wide_s, wide_vh = torch.linalg.svd(wide, full_matrices=False)
     values, vectors = torch.linalg.eigh(symmetric, UPLO="U")
-    return ((torch.pinverse(rank_two, rcond=1e-4), torch.linalg.matrix_norm(wide, "nuc", keepdim=True), values, s,
+    return ((torch.linalg.matrix_rank(rank_two), torch.linalg.matrix_rank(rank_two, hermitian=True, rtol=1e-4),
+             torch.pinverse(rank_two, rcond=1e-4), torch.linalg.matrix_norm(wide, "nuc", keepdim=True), values, s,
              wide_s), (u, v, wide_u, wide_vh, vectors))
 
 
 def test_jacobi_svd_and_eigh_on_iree():
-    """Square, wide and rank-deficient matrices (pinverse's tolerance drops the zero singular values), the
+    """Square, wide and rank-deficient matrices (pinverse's tolerance drops the zero singular values, matrix_rank
+    counts the others), the
     symmetric matrix read from its upper triangle; the factors multiply back to the matrix and agree with eager's up
     to sign. (5 x 5: type refinement runs a loop of at most 64 iterations one by one, the 70 rotations of 7 sweeps
     as a whole.)"""

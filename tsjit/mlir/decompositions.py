@@ -43,7 +43,15 @@ from tsjit.ir import types as ts
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.symbols import prim
-from tsjit.mlir import fourier, incomplete_gamma, linear_algebra, sampling, special_functions, spectral
+from tsjit.mlir import (
+    fourier,
+    incomplete_gamma,
+    linear_algebra,
+    order_statistics,
+    sampling,
+    special_functions,
+    spectral,
+)
 from tsjit.passes.inliner import inline_calls, insert_graph
 
 _REDUCE = """
@@ -549,6 +557,21 @@ def _chunk_cat(tensors: List[Tensor], dim: int, num_chunks: int) -> Tensor:
       tensor = torch.cat([tensor, tensor.new_zeros(sizes)], at)
     pieces.append(tensor.reshape(tensor.size()[:at] + [num_chunks, -1]))
   return torch.cat(pieces, at + 1)
+def _clamped_indices(self: Tensor, indices: List[Optional[Tensor]]) -> List[Optional[Tensor]]:
+  # (where the mask is False an index may be out of bounds: in bounds, its value is then not used)
+  clamped: List[Optional[Tensor]] = []
+  for d in range(len(indices)):
+    index = indices[d]
+    if index is None:
+      clamped.append(None)
+    else:
+      clamped.append(torch.clamp(index, -self.size(d), self.size(d) - 1))
+  return clamped
+def _unsafe_masked_index(self: Tensor, mask: Tensor, indices: List[Optional[Tensor]], fill: number) -> Tensor:
+  return torch.where(mask, torch.ops.aten.index(self, _clamped_indices(self, indices)), fill)
+def _unsafe_masked_index_put_accumulate(self: Tensor, mask: Tensor, indices: List[Optional[Tensor]],
+                                        values: Tensor) -> Tensor:
+  return torch.index_put(self, _clamped_indices(self, indices), torch.where(mask, values, 0), True)
 def multilabel_margin_loss(self: Tensor, target: Tensor, reduction: int = 1) -> Tensor:
   classes = 1 if self.dim() == 0 else self.size(-1)
   x = self.reshape([-1, classes])
@@ -701,6 +724,44 @@ def unsafe_chunk(self: Tensor, chunks: int, dim: int = 0) -> List[Tensor]:
   return torch.chunk(self, chunks, dim)
 def unsafe_split__Tensor(self: Tensor, split_size: int, dim: int = 0) -> List[Tensor]:
   return torch.split(self, split_size, dim)
+def tensor_split__tensor_indices_or_sections(self: Tensor, tensor_indices_or_sections: Tensor,
+                                             dim: int = 0) -> List[Tensor]:
+  # (indices, see _ONLY_WHEN) the pieces between the indices, sliced as ATen slices them; their values are data,
+  # so each piece's extent along dim is a size known at run time only
+  along = self.transpose(0, dim)
+  pieces: List[Tensor] = []
+  start = 0
+  for i in range(tensor_indices_or_sections.size(0)):
+    end = int(tensor_indices_or_sections[i])
+    pieces.append(along[start:end].transpose(0, dim))
+    start = end
+  pieces.append(along[start:].transpose(0, dim))
+  return pieces
+def empty_permuted(size: List[int], physical_layout: List[int], dtype: Optional[int] = None,
+                   layout: Optional[int] = None, device: Optional[Device] = None,
+                   pin_memory: Optional[bool] = None) -> Tensor:
+  # the physical dimensions' tensor, viewed in logical order: dimension d is physical dimension
+  # physical_layout.index(d)
+  physical = torch.empty([size[d] for d in physical_layout], dtype=dtype, layout=layout, device=device,
+                         pin_memory=pin_memory)
+  return physical.permute([physical_layout.index(d) for d in range(len(physical_layout))])
+def nonzero_static(self: Tensor, size: int, fill_value: int = -1) -> Tensor:
+  # the k-th nonzero element (in row-major order) for each row k < size by a one-hot comparison of the running
+  # count of nonzeros with k; rows past the count hold fill_value
+  rank = self.dim()
+  if rank == 0:
+    return torch.full([size, 0], fill_value, dtype=4)
+  nonzero = self.reshape([-1]) != 0
+  order = torch.cumsum(nonzero.to(4), 0) - 1
+  match = torch.logical_and(order.unsqueeze(0) == torch.arange(size).unsqueeze(1), nonzero.unsqueeze(0))
+  index = torch.sum(match.to(4) * torch.arange(nonzero.size(0)).unsqueeze(0), [1], True)
+  coordinates: List[Tensor] = []
+  for d in range(rank):
+    stride = 1
+    for e in range(d + 1, rank):
+      stride = stride * self.size(e)
+    coordinates.append(torch.remainder(torch.div(index, stride, rounding_mode="floor"), self.size(d)))
+  return torch.where(match.any(1, True), torch.cat(coordinates, 1), fill_value)
 def median(self: Tensor) -> Tensor:
   flat = self.reshape([-1])
   middle = torch.sort(flat)[0][(flat.size(0) - 1) // 2]
@@ -801,7 +862,7 @@ def nanmedian(self: Tensor) -> Tensor:
   flat = self.reshape([-1])
   present = torch.sum(torch.logical_not(torch.isnan(flat)))
   middle = torch.clamp_min(torch.floor_divide(present - 1, 2), 0)
-  return torch.index_select(torch.sort(flat)[0], 0, middle.reshape([1])).reshape([])  # NaNs sort last
+  return torch.index_select(_sorted_nan_last(flat), 0, middle.reshape([1])).reshape([])
 def _linspace(start: Tensor, end: Tensor, steps: int) -> Tensor:
   first = start.to(7)  # torch.float64, as ATen computes
   return first + (end.to(7) - first) * torch.arange(steps, dtype=7) / max(steps - 1, 1)
@@ -907,6 +968,55 @@ def histc(self: Tensor, bins: int = 100, low: float = 0, high: float = 0) -> Ten
   position = torch.clamp_max(((flat - first) * bins / (last - first)).to(4), bins - 1)  # torch.int64
   hits = torch.logical_and(position.unsqueeze(1) == torch.arange(bins), inside.unsqueeze(1))
   return torch.sum(hits, [0]).to(self.dtype)
+def _histogramdd(self: Tensor, bins: List[int], bounds: Optional[List[float]], weight: Optional[Tensor],
+                 density: bool) -> Tuple[Tensor, List[Tensor]]:
+  # points (..., D); per dimension bins[d] equal bins between the bounds (`range`: the points' extremes without
+  # one, widened by 0.5 when equal, as ATen's); a point's bin is the count of edges not above it, less one (the last
+  # bin holds its upper edge), points outside the bounds count in none
+  dims = len(bins)
+  points = self.reshape([-1, dims])
+  edges: List[Tensor] = []
+  inside = torch.ones_like(points.select(1, 0), dtype=11)  # torch.bool
+  flat = torch.zeros_like(points.select(1, 0), dtype=4)  # torch.int64
+  for d in range(dims):
+    values = points.select(1, d)
+    if bounds is None:
+      first = values.min()
+      last = values.max()
+    else:
+      first = torch.full([], bounds[2 * d], dtype=self.dtype)
+      last = torch.full([], bounds[2 * d + 1], dtype=self.dtype)
+    widened = first == last
+    low = torch.where(widened, first - 0.5, first)
+    high = torch.where(widened, last + 0.5, last)
+    edge = torch.linspace(low, high, bins[d] + 1).to(self.dtype)
+    edges.append(edge)
+    inside = torch.logical_and(inside, torch.logical_and(values >= low, values <= high))
+    position = torch.clamp_max(torch.sum((values.unsqueeze(1) >= edge).to(4), [1]) - 1, bins[d] - 1)
+    flat = flat * bins[d] + torch.clamp_min(position, 0)
+  count = 1
+  for b in bins:
+    count = count * b
+  hits = torch.logical_and(flat.unsqueeze(1) == torch.arange(count), inside.unsqueeze(1)).to(self.dtype)
+  if weight is not None:
+    hits = hits * weight.reshape([-1, 1])
+  hist = torch.sum(hits, [0]).reshape(bins)
+  if density:
+    hist = hist / hist.sum()
+    for d in range(dims):
+      widths = edges[d][1:] - edges[d][:-1]
+      hist = hist / widths.reshape([bins[d] if e == d else 1 for e in range(dims)])
+  return hist, edges
+def histogramdd(self: Tensor, bins: List[int], bounds: Optional[List[float]] = None, weight: Optional[Tensor] = None,
+                density: bool = False) -> Tuple[Tensor, List[Tensor]]:
+  return _histogramdd(self, bins, bounds, weight, density)
+def histogramdd__int_bins(self: Tensor, bins: int, bounds: Optional[List[float]] = None,
+                          weight: Optional[Tensor] = None, density: bool = False) -> Tuple[Tensor, List[Tensor]]:
+  return _histogramdd(self, [bins for _ in range(self.size(-1))], bounds, weight, density)
+def histogram__bin_ct(self: Tensor, bins: int = 100, bounds: Optional[List[float]] = None,
+                      weight: Optional[Tensor] = None, density: bool = False) -> Tuple[Tensor, Tensor]:
+  hist, edges = _histogramdd(self.reshape([-1, 1]), [bins], bounds, weight, density)
+  return hist, edges[0]
 def linalg_matrix_norm__str_ord(self: Tensor, ord: str = "fro", dim: List[int] = [-2, -1], keepdim: bool = False,
                                 dtype: Optional[int] = None) -> Tensor:
   if ord == "nuc":
@@ -1083,10 +1193,11 @@ def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
 def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
   return input
 """ + special_functions.SPECIAL_FUNCTIONS + linear_algebra.LINEAR_ALGEBRA + spectral.SPECTRAL + \
-    incomplete_gamma.INCOMPLETE_GAMMA + fourier.FOURIER + sampling.SAMPLING
+    incomplete_gamma.INCOMPLETE_GAMMA + fourier.FOURIER + sampling.SAMPLING + order_statistics.ORDER_STATISTICS
 
 # operators whose names begin with an underscore (the table's other such names are helpers)
-_OPERATORS_NAMED_PRIVATE = linear_algebra.OPERATORS_NAMED_PRIVATE | {"_chunk_cat"}
+_OPERATORS_NAMED_PRIVATE = linear_algebra.OPERATORS_NAMED_PRIVATE | {
+    "_chunk_cat", "_unsafe_masked_index", "_unsafe_masked_index_put_accumulate"}
 
 _MOST_COMPARISONS = 1 << 20  # max_unpool as a one-hot comparison of at most this many pairs per plane
 _MOST_WINDOWS = 16  # adaptive pooling decomposed into at most this many windows (each one its own slice and mean)
@@ -1123,6 +1234,21 @@ _ONLY_WHEN = {
     "argmin": lambda node: _is_constant(node, 1, None),
     "argmax": lambda node: _is_constant(node, 1, None),
     "squeeze_copy__dims": lambda node: _constant_ints(node, 1) is not None,
+    # histograms of points whose count and dimensions the types state, into bins the program gives as constants
+    "histogramdd": lambda node: _has_static_sizes(node, 0, _FLOATING_DTYPES) and _constant_ints(node, 1) is not None,
+    "histogramdd__int_bins": lambda node: _has_static_sizes(node, 0, _FLOATING_DTYPES) and _is_constant_where(
+        node, 1, lambda bins: True),
+    "histogram__bin_ct": lambda node: (_has_static_sizes(node, 0, _FLOATING_DTYPES) or _has_rank(node, 0, 0)) and
+    _is_constant_where(node, 1, lambda bins: True),
+    "nonzero_static": lambda node: _has_static_sizes(node, 0, _REAL_DTYPES) or _has_rank(node, 0, 0),
+    # segments along axis 0 given by 1-D lengths or offsets (not by indices)
+    "segment_reduce": lambda node: _is_constant_where(node, 1, lambda r: r in ("sum", "mean", "max", "min", "prod"))
+    and _is_constant(node, 3, None) and _is_constant(node, 5, 0) and (
+        _has_rank(node, 2, 1) if _is_constant(node, 4, None) else _has_rank(node, 4, 1)),
+    # a list of indices as long as the type states (a 0-d tensor, a count of sections, makes as many pieces as its
+    # value says: a list whose length is data)
+    "tensor_split__tensor_indices_or_sections": lambda node: _has_rank(node, 1, 1) and _has_static_sizes(
+        node, 1, frozenset({torch.int64})),
     # as_strided reads the storage: a contiguous one, which a program's input is (as IREE passes it) and an
     # intermediate tensor need not be (a transpose's view)
     "as_strided_copy": lambda node: _reads_contiguous_storage(node),
@@ -1190,6 +1316,8 @@ _ONLY_WHEN = {
     "scaled_dot_product_attention": lambda node: _is_constant(node, 4, 0.0) and _is_constant(node, 7, False),
     # DFTs as products with tables of the static lengths (fourier.py), of real inputs
     **{name: lambda node: _has_static_sizes(node, 0, _SPECTRAL_DTYPES) for name in fourier.TRANSFORMS},
+    **{name: lambda node: _has_static_sizes(node, 0, _SPECTRAL_DTYPES | _COMPLEX_DTYPES)
+       for name in fourier.OF_COMPLEX_INPUTS},
     **{name: lambda node, index=index: _is_constant(node, index, None)  # (sampling.py: the backends' own seed)
        for name, index in sampling.GENERATOR_ARGUMENT.items()},
 }
@@ -1207,6 +1335,7 @@ def _is_constant_where(node: Node, index: int, condition) -> bool:
 _FLOATING_DTYPES = frozenset({torch.float16, torch.bfloat16, torch.float32, torch.float64})
 _SINGLE_PRECISION = frozenset({torch.float16, torch.bfloat16, torch.float32})
 _SPECTRAL_DTYPES = frozenset({torch.float32, torch.float64})
+_COMPLEX_DTYPES = frozenset({torch.complex64, torch.complex128})
 _REAL_DTYPES = _FLOATING_DTYPES | {torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64}
 
 
@@ -1341,15 +1470,16 @@ def _constant_ints(node: Node, index: int) -> list | None:
 def decompose_unknown_operators(graph: Graph) -> bool:
     """Replace each node of an operator in DECOMPOSITIONS (matched by schema, name and overload) by the body of
     its decomposition, inlined."""
-    nodes = [n for n in graph.all_nodes() if _decomposition_of(n) is not None and log.opt_allowed()]
-    for node in nodes:
+    found = [(n, d) for n in graph.all_nodes() if (d := _decomposition_of(n)) is not None and log.opt_allowed()]
+    for node, decomposition in found:
         with graph.insert_point_guard(node):
-            outputs = insert_graph(graph, _decomposition_of(node), list(node.inputs))
+            outputs = insert_graph(graph, decomposition, list(node.inputs))
         for old, new in zip(node.outputs, _results(graph, node, outputs)):
-            new.set_type(old.type)
+            if new not in node.inputs:  # (an identity's result is its input, whose type is its own: `real` of a
+                new.set_type(old.type)  # real tensor in an untaken branch was typed Tensor, unrefined)
             old.replace_all_uses_with(new)
         node.destroy()
-    return bool(nodes)
+    return bool(found)
 
 
 def _results(graph: Graph, node: Node, outputs: list) -> list:

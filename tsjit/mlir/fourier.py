@@ -1,5 +1,5 @@
-"""torch.fft's transforms of real tensors in TorchScript, as matrix products with cosine and sine tables, for
-decompositions.DECOMPOSITIONS.
+"""torch.fft's transforms of real (and complex) tensors in TorchScript, as matrix products with cosine and sine
+tables, for decompositions.DECOMPOSITIONS.
 
 The torch dialect has no `aten::fft_fft2`, `aten::fft_irfft`, `aten::fft_hfftn`...; torch-mlir lowers
 `aten::fft_rfft` only to tm_tensor's FFT of power-of-two lengths, and `aten::fft_fft` not at all (its decomposition
@@ -17,9 +17,12 @@ Three kinds along one dimension (sign -1 for the forward transforms fft, rfft, h
   hfft): the other half is the conjugate of the first, so the sum over n is the first and last terms plus twice
   the real part of the terms between, and the imaginary parts of the first and (n even) last terms are ignored,
   as pocketfft ignores them.
-Normalization (`norm`) scales each dimension by 1, 1 / sqrt(n) or 1 / n as torch.fft documents. Only real inputs
-of floating dtypes whose sizes the types state are decomposed (decompositions._ONLY_WHEN): the tables' sizes must
-be constants.
+Normalization (`norm`) scales each dimension by 1, 1 / sqrt(n) or 1 / n as torch.fft documents. Only inputs whose
+sizes the types state are decomposed (decompositions._ONLY_WHEN: the tables' sizes must be constants), of floating
+dtypes, or complex ones for the transforms that take them (OF_COMPLEX_INPUTS: fft, ifft, their n-dimensional
+forms, and the Hermitian irfft, hfft), whose parts (`torch.real`, `torch.imag`) are transformed by `_complex_dft`
+along every dimension: torch-mlir's own `aten::fft_fft` of a complex tensor stops linalg (a `torch.constant.int`
+left in torch-finalizing-backend-type-conversion).
 """
 
 from __future__ import annotations
@@ -92,7 +95,14 @@ def _fft_lengths(x: Tensor, s: Optional[List[int]], dims: List[int], hermitian_l
   return lengths
 def _fft_real_to_complex(x: Tensor, dims: List[int], lengths: List[int], forward: bool, norm: Optional[str],
                          onesided: bool) -> Tensor:
-  # the transform of real x over dims: the last dimension first (one-sided: n // 2 + 1 outputs), then the others
+  # the transform of real x over dims: the last dimension first (one-sided: n // 2 + 1 outputs), then the others;
+  # of complex x, of its parts over every dimension
+  if x.is_complex():
+    re = torch.real(x)
+    im = torch.imag(x)
+    for i in range(len(dims)):
+      re, im = _complex_dft(re, im, dims[i], lengths[i], forward, norm)
+    return torch.complex(re, im)
   last = len(dims) - 1
   outputs = lengths[last] // 2 + 1 if onesided else lengths[last]
   re, im = _real_dft(x, dims[last], lengths[last], outputs, forward, norm)
@@ -101,9 +111,10 @@ def _fft_real_to_complex(x: Tensor, dims: List[int], lengths: List[int], forward
   return torch.complex(re, im)
 def _fft_hermitian_to_real(x: Tensor, dims: List[int], lengths: List[int], forward: bool,
                            norm: Optional[str]) -> Tensor:
-  # the real transform of real x, one-sided along the last of dims: the other dimensions first, then the last
-  re = x
-  im = torch.zeros_like(x)
+  # the real transform of x (real, or complex: re + i im), one-sided along the last of dims: the other dimensions
+  # first, then the last
+  re = torch.real(x) if x.is_complex() else x
+  im = torch.imag(x) if x.is_complex() else torch.zeros_like(x)
   for i in range(len(dims) - 1):
     re, im = _complex_dft(re, im, dims[i], lengths[i], forward, norm)
   return _hermitian_dft(re, im, dims[-1], lengths[-1], forward, norm)
@@ -114,10 +125,16 @@ def _fft_length(x: Tensor, dim: int, n: Optional[int], hermitian: bool) -> int:
   return 2 * (x.size(dim) - 1) if hermitian else x.size(dim)
 def _fft(x: Tensor, n: Optional[int], dim: int, norm: Optional[str], forward: bool, onesided: bool) -> Tensor:
   length = _fft_length(x, dim, n, False)
+  if x.is_complex():
+    re, im = _complex_dft(torch.real(x), torch.imag(x), dim, length, forward, norm)
+    return torch.complex(re, im)
   re, im = _real_dft(x, dim, length, length // 2 + 1 if onesided else length, forward, norm)
   return torch.complex(re, im)
 def _hermitian_fft(x: Tensor, n: Optional[int], dim: int, norm: Optional[str], forward: bool) -> Tensor:
-  return _hermitian_dft(x, torch.zeros_like(x), dim, _fft_length(x, dim, n, True), forward, norm)
+  length = _fft_length(x, dim, n, True)
+  if x.is_complex():
+    return _hermitian_dft(torch.real(x), torch.imag(x), dim, length, forward, norm)
+  return _hermitian_dft(x, torch.zeros_like(x), dim, length, forward, norm)
 def fft_fft(self: Tensor, n: Optional[int] = None, dim: int = -1, norm: Optional[str] = None) -> Tensor:
   return _fft(self, n, dim, norm, True, False)
 def fft_ifft(self: Tensor, n: Optional[int] = None, dim: int = -1, norm: Optional[str] = None) -> Tensor:
@@ -176,6 +193,7 @@ def fft_hfftn(self: Tensor, s: Optional[List[int]] = None, dim: Optional[List[in
   return _hermitian_fftn(self, s, dim, norm, True)
 """
 
-# the transforms (all of real inputs, argument 0; decompositions' _ONLY_WHEN)
+# the transforms (of real inputs, argument 0; decompositions' _ONLY_WHEN), and those that take complex ones too
 TRANSFORMS = tuple(f"fft_{kind}{rank}" for kind in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
                    for rank in ("", "2", "n"))
+OF_COMPLEX_INPUTS = tuple(name for name in TRANSFORMS if not name.startswith(("fft_rfft", "fft_ihfft")))

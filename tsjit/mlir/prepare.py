@@ -81,8 +81,9 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   torch-mlir lowers a loop either as a for loop (dropping the condition) or as a while loop (dropping the count).
 - `flatten_tuple_inputs`: the backend contract allows no tuple at the function boundary, so a tuple argument
   (the seed's `lstm_cell(input, (hx, cx), ...)`) becomes one argument per element and a TupleConstruct.
-- `flatten_tensor_list_inputs`: nor a list, so a `Tensor[]` argument given N example tensors (`torch.cat(xs)`
-  with `xs` an argument) becomes N arguments and a ListConstruct, when the program only reads the list.
+- `flatten_tensor_list_inputs`: nor a list, so a `Tensor[]` or `Tensor?[]` argument given N example tensors
+  (`torch.cat(xs)` with `xs` an argument) becomes N arguments and a ListConstruct, when the program only reads the
+  list.
 - `unpack_list_result`: nor a list result (`torch.split(x, 2)`, `torch.unbind(x)` returned, or `[1, 2]` in a
   returned tuple): once refinement knows its length, the program returns the list's elements in a flat tuple
   (torch-mlir otherwise leaves the `torch.constant.int`s of a returned list of ints unconverted).
@@ -392,11 +393,14 @@ def flatten_tuple_inputs(graph: Graph) -> bool:
 
 
 def _tensor_list_lengths(graph: Graph, examples: Sequence) -> dict[int, int]:
-    """The inputs flatten_tensor_list_inputs expands: `Tensor[]` inputs given a list of example tensors and
-    only read (a list the program writes to stays a list), by position, with their lengths."""
+    """The inputs flatten_tensor_list_inputs expands: `Tensor[]` and `Tensor?[]` inputs given a list of example
+    tensors and only read (a list the program writes to stays a list), by position, with their lengths."""
     return {i: len(e) for i, (value, e) in enumerate(zip(graph.inputs, examples))
-            if value.type == ts.ListType(ts.TensorType.get()) and isinstance(e, list | tuple)
+            if value.type in _TENSOR_LISTS and isinstance(e, list | tuple)
             and e and all(isinstance(t, torch.Tensor) for t in e) and not any(_writes_list(u.user) for u in value.uses)}
+
+
+_TENSOR_LISTS = (ts.ListType(ts.TensorType.get()), ts.ListType(ts.OptionalType(ts.TensorType.get())))
 
 
 def _writes_list(node: Node) -> bool:
@@ -405,9 +409,9 @@ def _writes_list(node: Node) -> bool:
 
 
 def flatten_tensor_list_inputs(graph: Graph, lengths: dict[int, int]) -> bool:
-    """Replace each `Tensor[]` input of `lengths` (position -> length of its example list) by that many tensor
-    inputs and a ListConstruct first thing; the backend contract allows no list at the function boundary, so
-    the compiled program takes the tensors (tsjit.mlir.iree flattens a list argument):
+    """Replace each `Tensor[]` (or `Tensor?[]`) input of `lengths` (position -> length of its example list) by that
+    many tensor inputs and a ListConstruct first thing; the backend contract allows no list at the function
+    boundary, so the compiled program takes the tensors (tsjit.mlir.iree flattens a list argument):
 
         graph(%xs : Tensor[])   ->   graph(%xs.0 : Tensor, %xs.1 : Tensor):
                                        %xs : Tensor[] = prim::ListConstruct(%xs.0, %xs.1)

@@ -19,8 +19,8 @@ unknown p:
   until it is diagonal; the eigenvalues in ascending order, the eigenvectors the product of the rotations.
 Singular vectors and eigenvectors are unique only up to sign (and within repeated values): these are valid
 decompositions but not necessarily with LAPACK's signs. What is built on them without that freedom (singular
-values, eigenvalues, pinv, the nuclear norm) agrees with eager to rounding. (matrix_rank, the count of singular
-values above the tolerance, crashed torch-mlir's linalg pipeline, a segmentation fault: not decomposed.)
+values, eigenvalues, pinv, the nuclear norm, matrix_rank's count of singular values above the tolerance) agrees
+with eager to rounding.
 """
 
 from __future__ import annotations
@@ -133,6 +133,10 @@ def _pinv(A: Tensor, atol: Tensor, rtol: Tensor, hermitian: bool) -> Tensor:
 def _tolerances(A: Tensor, atol: Optional[Tensor], rtol: Optional[Tensor]) -> Tuple[Tensor, Tensor]:
   zero = torch.zeros_like(A.sum([-2, -1]))
   absolute = zero if atol is None else atol.to(A.dtype) + zero
+  if rtol is None and atol is None:
+    # (the default rtol, not `where(atol > 0, ...)` of a zero atol: torch-mlir's torch-lower-to-backend-contract
+    # crashed, a segmentation fault, on that where of a folded condition after a Jacobi loop)
+    return absolute, zero + _default_rtol(A, False)
   if rtol is None:
     return absolute, torch.where(absolute > 0, zero, zero + _default_rtol(A, False))
   return absolute, rtol.to(A.dtype) + zero
@@ -171,6 +175,29 @@ def linalg_pinv__rcond_tensor(self: Tensor, rcond: Tensor, hermitian: bool = Fal
 def pinverse(self: Tensor, rcond: float = 1e-15) -> Tensor:
   zero = torch.zeros_like(self.sum([-2, -1]))
   return _pinv(self, zero, zero + rcond, False)
+def _matrix_rank(A: Tensor, atol: Tensor, rtol: Tensor, hermitian: bool) -> Tensor:
+  # the count of singular values (of eigenvalues' magnitudes, for a hermitian A) above the cutoff
+  if hermitian:
+    magnitudes = torch.abs(_symmetric_jacobi(_symmetric(A, "L"))[0])
+  else:
+    magnitudes = _singular_values(A)
+  return torch.sum(magnitudes > _cutoff(magnitudes, atol, rtol), [-1])
+def linalg_matrix_rank__atol_rtol_tensor(input: Tensor, atol: Optional[Tensor] = None, rtol: Optional[Tensor] = None,
+                                         hermitian: bool = False) -> Tensor:
+  absolute, relative = _tolerances(input, atol, rtol)
+  return _matrix_rank(input, absolute, relative, hermitian)
+def linalg_matrix_rank__atol_rtol_float(self: Tensor, atol: Optional[float] = None, rtol: Optional[float] = None,
+                                        hermitian: bool = False) -> Tensor:
+  zero = torch.zeros_like(self.sum([-2, -1]))
+  absolute = zero if atol is None else zero + atol
+  relative = zero + (_default_rtol(self, atol is not None and atol > 0) if rtol is None else rtol)
+  return _matrix_rank(self, absolute, relative, hermitian)
+def linalg_matrix_rank(self: Tensor, tol: float, hermitian: bool = False) -> Tensor:
+  zero = torch.zeros_like(self.sum([-2, -1]))
+  return _matrix_rank(self, zero + tol, zero, hermitian)
+def linalg_matrix_rank__tol_tensor(input: Tensor, tol: Tensor, hermitian: bool = False) -> Tensor:
+  zero = torch.zeros_like(input.sum([-2, -1]))
+  return _matrix_rank(input, zero + tol.to(input.dtype), zero, hermitian)
 def _nuclear_norm(self: Tensor, dim: List[int], keepdim: bool) -> Tensor:
   # the sum of the singular values of the matrices of dims dim (moved last by movedim.int: the int[] overload's
   # decomposition appends to lists, which makes MLIR preparation unroll every loop, the Jacobi sweeps too)
@@ -194,4 +221,6 @@ STATIC_MATRIX_ARGUMENT = {
     "linalg_svdvals": 0, "svd": 0, "linalg_svd": 0, "linalg_eigh": 0, "linalg_eigvalsh": 0,
     "linalg_pinv__atol_rtol_tensor": 0, "linalg_pinv__atol_rtol_float": 0, "linalg_pinv": 0,
     "linalg_pinv__rcond_tensor": 0, "pinverse": 0, "nuclear_norm": 0, "nuclear_norm__dim": 0,
+    "linalg_matrix_rank__atol_rtol_tensor": 0, "linalg_matrix_rank__atol_rtol_float": 0, "linalg_matrix_rank": 0,
+    "linalg_matrix_rank__tol_tensor": 0,
 }

@@ -120,3 +120,45 @@ def test_arguments_left_out_take_their_defaults():
     x = torch.randn(3)
     tsjit_program = tsjit.mlir.compile(tsjit.script(scaled_unless_none), [x, 2.0])
     assert "%arg1: !torch.float" in str(tsjit_program)
+
+
+# ---- which loops unroll ------------------------------------------------------------------------------------------
+def sizes_then_repeated_doubling(x: torch.Tensor):
+    dims: list[int] = []
+    for d in range(x.dim()):
+        dims.append(d)
+    y = x.sum(dims)
+    for _ in range(100):
+        y = y * 0.5 + x.sum()
+    return y
+
+
+def test_only_the_loop_that_builds_a_list_unrolls():
+    """torch-mlir follows no list written in a loop, so that loop unrolls; the other loop, a hundred iterations
+    carrying a tensor, stays a loop (it was unrolled too, 64 copies of its body, as soon as one loop anywhere
+    wrote a list: torch.norm(x, 'nuc')'s dimensions beside the Jacobi sweeps timed out)."""
+    import tsjit
+
+    function = tsjit.script(sizes_then_repeated_doubling)
+    x = torch.randn(2, 3)
+    program = prepare.prepare_function(function.graph, [x], prepare.Options())
+    loops = [n for n in program.graph.all_nodes() if n.kind is prim.Loop]
+    assert len(loops) == 1 and aten.append not in kinds(program.graph)
+    assert_close(run_graph(program.graph, x), sizes_then_repeated_doubling(x))
+
+
+def weight_broadcast_along_dim_1(x: torch.Tensor, weight: torch.Tensor):
+    for _ in range(x.dim() - 2):
+        weight = weight.unsqueeze(-1)
+    return x * weight
+
+
+def test_a_loop_that_changes_a_carried_tensors_rank_unrolls():
+    """The torch dialect has no type for a loop-carried tensor whose rank changes (the imported module would
+    not verify): once refinement knows the trip count and the ranks, the loop unrolls."""
+    import tsjit
+    import tsjit.mlir
+
+    x, weight = torch.randn(2, 3, 4, 5), torch.randn(3)
+    lowered = str(tsjit.mlir.compile(tsjit.script(weight_broadcast_along_dim_1), [x, weight]))
+    assert "torch.prim.Loop" not in lowered and lowered.count("torch.aten.unsqueeze") == 2

@@ -6,7 +6,8 @@ from __future__ import annotations
 import torch
 from pass_case import check_pass
 
-from tsjit.passes.static_control_flow import eliminate_static_control_flow
+from tsjit.ir.parser import parse_ir
+from tsjit.passes.static_control_flow import eliminate_static_control_flow, peel_constant_loops
 
 NESTED = """
 graph(%x : Tensor):
@@ -38,6 +39,17 @@ def test_static_loops_and_ifs_are_unrolled():
 
 def test_without_loop_unrolling_only_constant_ifs_go():
     check_pass(eliminate_static_control_flow, NESTED, unroll_loops=False, changed=False, present=["prim::Loop"])
+
+
+def test_a_predicate_picks_the_loops_that_unroll():
+    """Picking the loops of the graph's own block unrolls the outer loop, and then the copies of the inner loop
+    that its peeled iterations bring to that block; picking only nested loops changes nothing (the inner loop's
+    trip count is the outer loop's counter, known only once the outer loop is peeled)."""
+    picked = check_pass(eliminate_static_control_flow, NESTED, inputs=[(torch.randn(3),)],
+                        unroll_loops=lambda loop: loop.owning_block.owning_node is None, absent=["prim::Loop"])
+    assert "aten::neg" in str(picked)
+    check_pass(eliminate_static_control_flow, NESTED, unroll_loops=lambda loop: loop.owning_block.owning_node
+               is not None, changed=False, present=["prim::Loop", "prim::Loop"])
 
 
 def test_list_literals_fold_only_when_nothing_writes_them():
@@ -207,3 +219,21 @@ graph(%a : Tensor):
   %n : int = aten::len(%xs)
    = aten::insert(%xs, %n, %a)
   return (%n)""", changed=False)
+
+
+def test_a_for_loop_has_all_its_iterations_peeled_at_once():
+    """Five iterations peeled by one call (each call walks the whole graph: one iteration a call made unrolling
+    quadratic); what is left of the loop goes once its trip count folds to 0."""
+    graph = parse_ir("""
+graph(%x : Tensor):
+  %true : bool = prim::Constant[value=1]()
+  %five : int = prim::Constant[value=5]()
+  %two : int = prim::Constant[value=2]()
+  %r : Tensor = prim::Loop(%five, %true, %x)
+    block0(%i : int, %acc : Tensor):
+      %next : Tensor = aten::mul(%acc, %two)
+      -> (%true, %next)
+  return (%r)""")
+    assert peel_constant_loops(graph, {})
+    assert str(graph).count("aten::mul") == 6
+    check_pass(eliminate_static_control_flow, str(graph), inputs=[(torch.randn(3),)], absent=["prim::Loop"])

@@ -69,8 +69,8 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   no TOSA lowering, and torch-mlir neither folds `len` of its list (or of `aten::chunk`'s) nor indexes it at run
   time; with a refined size each becomes a ListConstruct of `select`s / `slice`s. A loop that indexes a list of
   tensors from outside it (`inputs[i]` in `for i in range(len(inputs))`) is unrolled once its trip count is
-  known, for every backend, as is one that writes an outer list (`_unrolls`), which `for p in x.chunk(3):
-  out.append(p * 2)` then no longer is.
+  known, for every backend, as is one that writes an outer list (`loop_needs_unrolling`; the other loops stay
+  loops), which `for p in x.chunk(3): out.append(p * 2)` then no longer is.
 - `remove_profiling`: `prim::profile` (graphs recorded by the profiling executor) forwards its input.
 - `remove_mutation` (tsjit/passes/remove_mutation.py): in-place ops on tensors nobody else observes become
   out-of-place, so that the program can be imported with value semantics.
@@ -111,7 +111,7 @@ no op for `aten::lstm` / `aten::gru`) and sizes and dtypes the types state becom
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import torch
@@ -256,7 +256,7 @@ def _rewrite(graph: Graph, options: Options, device: torch.device) -> None:
     run_pass(scalars_to_scalar_tensors, graph)
     run_pass(decompose_range_ops, graph)
     run_pass(eliminate_dead_code, graph, keep_assertions=True)
-    run_pass(eliminate_static_control_flow, graph, unroll_loops=_unrolls(graph, options))
+    run_pass(eliminate_static_control_flow, graph, unroll_loops=_unrolls(options))
     run_pass(remove_mutation, graph)
     run_pass(loops_to_for_or_while, graph)
 
@@ -274,14 +274,14 @@ def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstra
         shapes.refine_types(entry, arguments)
     if any([run_pass(expand_unbind, graph) | run_pass(expand_chunk, graph) for graph in graphs]):
         for graph in graphs:
-            run_pass(eliminate_static_control_flow, graph, unroll_loops=_unrolls(graph, options))
+            run_pass(eliminate_static_control_flow, graph, unroll_loops=_unrolls(options))
             run_pass(eliminate_dead_code, graph, keep_assertions=True)
         shapes.refine_types(entry, arguments)
     # (again while unrolled loops leave sizes of constant dimensions: `x.size(i)` in `for i in range(x.dim())`)
     while not any(may_change_tensor_metadata(graph, callees_known=True) for graph in graphs) and \
             any([run_pass(fold_static_types, graph) for graph in graphs]):
         for graph in graphs:
-            run_pass(eliminate_static_control_flow, graph, unroll_loops=_unrolls(graph, options))
+            run_pass(eliminate_static_control_flow, graph, unroll_loops=_unrolls(options))
             run_pass(eliminate_dead_code, graph, keep_assertions=True)
         shapes.refine_types(entry, arguments)
     if any([run_pass(select_ifs_to_where, graph) for graph in graphs]):
@@ -293,11 +293,42 @@ def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstra
         run_pass(reject_list_mutation_in_control_flow, graph)
 
 
-def _unrolls(graph: Graph, options: Options) -> bool:
-    """Whether loops decided at compile time are unrolled: for backends without control flow, and where a loop
-    writes a list from outside it or indexes a list of tensors from outside it with a value known only in the
-    loop (torch-mlir follows neither, see the module docstring)."""
-    return options.unroll or _mutates_outer_list(graph) or _indexes_outer_tensor_list(graph)
+def _unrolls(options: Options) -> bool | Callable[[Node], bool]:
+    """Which loops decided at compile time are unrolled: all for backends without control flow; else those that
+    torch-mlir cannot follow (`loop_needs_unrolling`), and only those: a list built in one loop (torch.norm's
+    dimensions) left the Jacobi sweeps of tsjit/mlir/spectral.py, hundreds of iterations, unrolled too."""
+    return True if options.unroll else loop_needs_unrolling
+
+
+def loop_needs_unrolling(loop: Node) -> bool:
+    """Whether a loop (its nested blocks included) writes a list defined outside it or reads an element of one
+    (`xs[i]` in `for i in range(len(xs))`, the kernel sizes of a pooling decomposition's loop over dimensions):
+    torch-mlir follows neither (see the module docstring), and indexes no list at run time; or whether it changes
+    the rank of a tensor it carries."""
+    return _changes_carried_rank(loop) or \
+        any(node.kind in _LIST_ACCESSES and node.inputs and isinstance(node.inputs[0].type, ts.ListType)
+            and not _inside(node.inputs[0].node, loop) for block in loop.blocks for node in block.all_nodes())
+
+
+def _changes_carried_rank(loop: Node) -> bool:
+    """Whether the refined types give a tensor the loop carries different ranks (before, in and after the loop:
+    `for _ in range(x.dim() - 1 - dim): weight = weight.unsqueeze(-1)`): the torch dialect has no type for it."""
+    body = loop.blocks[0]
+    carried = zip(loop.inputs[2:], body.inputs[1:], body.outputs[1:], loop.outputs)
+    return any(len({_rank(v) for v in values}.difference({None})) > 1 for values in carried)
+
+
+def _rank(value) -> int | None:
+    return value.type.rank if isinstance(value.type, ts.TensorType) else None
+
+
+def _inside(node: Node, loop: Node) -> bool:
+    """Whether `node` is in one of `loop`'s blocks (at any depth)."""
+    while node.owning_block is not None and node.owning_block.owning_node is not None:
+        node = node.owning_block.owning_node
+        if node is loop:
+            return True
+    return False
 
 
 def _copy_object_graph(root: ModuleValue) -> ModuleValue:
@@ -781,14 +812,7 @@ def scalars_to_scalar_tensors(graph: Graph) -> bool:
 
 _LIST_MUTATIONS = frozenset({aten.append, aten.insert, aten.extend, aten.pop, aten.clear, aten.remove,
                              aten.reverse, aten.sort, aten._set_item})
-
-
-def _indexes_outer_tensor_list(graph: Graph) -> bool:
-    """Whether a loop reads an element of a `Tensor[]` defined outside it (`xs[i]` in `for i in range(len(xs))`)."""
-    return any(n.kind is aten.__getitem__ and n.input(0).type == ts.ListType(ts.TensorType.get())
-               and getattr(n.owning_block.owning_node, "kind", None) is prim.Loop
-               and n.input(0).node.owning_block is not n.owning_block
-               for n in graph.all_nodes())
+_LIST_ACCESSES = _LIST_MUTATIONS | {aten.__getitem__}
 
 
 def expand_unbind(graph: Graph) -> bool:
@@ -872,10 +896,6 @@ def _list_mutation_in_control_flow(graph: Graph) -> Node | None:
             if node.inputs[0].node.owning_block is not node.owning_block:
                 return node
     return None
-
-
-def _mutates_outer_list(graph: Graph) -> bool:
-    return _list_mutation_in_control_flow(graph) is not None
 
 
 def reject_list_mutation_in_control_flow(graph: Graph) -> bool:

@@ -200,7 +200,7 @@ def linalg_matrix_rank__tol_tensor(input: Tensor, tol: Tensor, hermitian: bool =
   return _matrix_rank(input, zero + tol.to(input.dtype), zero, hermitian)
 def _nuclear_norm(self: Tensor, dim: List[int], keepdim: bool) -> Tensor:
   # the sum of the singular values of the matrices of dims dim (moved last by movedim.int: the int[] overload's
-  # decomposition appends to lists, which makes MLIR preparation unroll every loop, the Jacobi sweeps too)
+  # decomposition appends to lists in a loop, one more loop for MLIR preparation to unroll)
   first = min(dim[0] % self.dim(), dim[1] % self.dim())
   second = max(dim[0] % self.dim(), dim[1] % self.dim())
   matrices = self

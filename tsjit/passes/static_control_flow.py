@@ -24,23 +24,26 @@ value semantics). Five rewrites, repeated until none applies, remove it:
   appended so far (a loop that reads the list it builds, unrolled);
 - `inline_constant_ifs`: an If on a constant condition becomes the nodes of the branch it takes;
 - `peel_constant_loops`: a loop that surely runs (constant trip count and constant initial condition) runs its
-  first iteration before the loop (without loop unrolling, only a loop that computes no tensors: a product of
-  known sizes, which then folds, F.instance_norm's check), with the iteration number 0; the loop continues from
-  iteration 1 and goes away once its condition or trip count is a constant that stops it (a loop that never runs
-  goes away with or without unrolling):
+  first iteration before the loop (a loop that computes tensors only where unrolling is asked for it; any other,
+  such as a product of known sizes, which then folds: F.instance_norm's check), with the iteration number 0; the
+  loop continues from iteration 1 and goes away once its condition or trip count is a constant that stops it (a
+  loop that never runs goes away with or without unrolling):
 
       %r = prim::Loop(%3, %true, %x)                 %x.1 = aten::add(%x, %zero)   (the body, i = 0)
         block0(%i, %x.2):                   ->        %r = prim::Loop(%2, %c.1, %x.1)
           %x.3 = aten::add(%x.2, %i)                    block0(%j, %x.2):
           -> (%true, %x.3)                                %i = aten::add(%j, %one) ...
 
-At most `UNROLL_LIMIT` iterations of one loop are peeled. Unlike constant_propagation, folding here runs the
-JIT-only scalar builtins and never touches tensors, so it is cheap and safe on graphs that are not yet typed.
+A loop whose body always continues (a `for`) has all its iterations peeled at once, a `while` one at a time (its
+condition must fold first). At most `UNROLL_LIMIT` iterations of one loop are peeled. Unlike constant_propagation,
+folding here runs the JIT-only scalar builtins and never touches tensors, so it is cheap and safe on graphs that
+are not yet typed.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 from tsjit import log
 from tsjit.ir import types as ts
@@ -57,13 +60,15 @@ _IDENTITY_TESTS = frozenset({aten.__is__, aten.__isnot__})
 _SIDE_EFFECTS = frozenset({prim.Print, aten.warn, prim.RaiseException, prim.Uninitialized})
 
 
-def eliminate_static_control_flow(graph: Graph, unroll_loops: bool = True) -> bool:
-    """Fold and inline (and peel loops, if asked) until nothing changes."""
+def eliminate_static_control_flow(graph: Graph, unroll_loops: bool | Callable[[Node], bool] = True) -> bool:
+    """Fold and inline (and peel loops, if asked) until nothing changes. `unroll_loops` says which loops that
+    compute tensors are peeled: all, none, or those a predicate picks (MLIR preparation picks the few loops
+    torch-mlir cannot follow, so that one such loop does not unroll every other loop of the program)."""
+    unrolls = unroll_loops if callable(unroll_loops) else lambda loop: unroll_loops
     changed = False
     peeled: dict[Node, int] = {}
     while fold_scalar_constants(graph) | forward_tuple_elements(graph) | forward_list_elements(graph) | \
-            fold_list_appends(graph) | inline_constant_ifs(graph) | \
-            peel_constant_loops(graph, peeled, only_scalar_loops=not unroll_loops):
+            fold_list_appends(graph) | inline_constant_ifs(graph) | peel_constant_loops(graph, peeled, unrolls):
         changed = True
     return changed
 
@@ -311,10 +316,13 @@ def inline_constant_ifs(graph: Graph) -> bool:
     return changed
 
 
-def peel_constant_loops(graph: Graph, peeled: dict[Node, int], only_scalar_loops: bool = False) -> bool:
-    """Peel one iteration off each loop that surely runs; remove loops that surely stop (any loop: one that
-    never runs forwards its initial values, `for k in range(A.size(-1))` of a 0x0 matrix). With
-    `only_scalar_loops`, peel only loops that compute no tensors."""
+def peel_constant_loops(graph: Graph, peeled: dict[Node, int],
+                        unrolls: Callable[[Node], bool] = lambda loop: True) -> bool:
+    """Peel iterations off each loop that surely runs: all of a counted loop's at once (up to UNROLL_LIMIT), one
+    of any other loop, whose condition must fold before the next; remove loops that surely stop (any loop: one
+    that never runs forwards its initial values, `for k in range(A.size(-1))` of a 0x0 matrix). A loop that
+    computes tensors (or is not counted) is peeled only if `unrolls(loop)`. (One iteration per call, each call a
+    pass over the whole graph, made unrolling a loop of n iterations cost n times the unrolled graph.)"""
     changed = False
     for loop in [n for n in graph.all_nodes() if n.kind is prim.Loop]:
         if not loop.is_in_block_list():  # inside a loop removed before
@@ -323,16 +331,26 @@ def peel_constant_loops(graph: Graph, peeled: dict[Node, int], only_scalar_loops
         if not (_is_constant(trip) and _is_constant(condition)):
             continue
         stops = not constant_value(condition.node) or constant_value(trip.node) <= 0
-        if only_scalar_loops and not stops and (_computes_tensors(loop) or not _is_counted(loop)):
+        if not stops and (_computes_tensors(loop) or not _is_counted(loop)) and not unrolls(loop):
             continue
         if (stops or peeled.get(loop, 0) < UNROLL_LIMIT) and log.opt_allowed():
             if stops:
                 _remove_loop(loop)
             else:
-                peeled[loop] = peeled.get(loop, 0) + 1
-                _peel(graph, loop)
+                count = _iterations_to_peel(loop, peeled.get(loop, 0))
+                peeled[loop] = peeled.get(loop, 0) + count
+                for _ in range(count):
+                    _peel(graph, loop)
             changed = True
     return changed
+
+
+def _iterations_to_peel(loop: Node, peeled_before: int) -> int:
+    """The iterations of a loop with a constant trip count to peel now: all that are left, up to UNROLL_LIMIT,
+    if the body always continues; one otherwise."""
+    if not _is_counted(loop):
+        return 1
+    return min(constant_value(loop.input(0).node), UNROLL_LIMIT - peeled_before)
 
 
 def _is_constant(value: Value) -> bool:

@@ -157,20 +157,20 @@ def _optional(tree: Tree, view: Callable[[Tree], Any]) -> Any:
 
 
 def _field(index: int, read: Callable[[Tree], Any]) -> Any:
-    """A read-only property giving `read(subtree(index))`."""
-    return property(lambda view: read(view.tree.trees[index]))
+    """A read-only property giving `read(subtree(index))` (a view's tree is always a Compound)."""
+    return property(lambda view: read(view.tree._trees[index]))
 
 
 def _expr(index: int) -> Any:
-    return _field(index, lambda t: Expr.wrap(t))
+    return _field(index, lambda t: _wrap_tree(Expr, t))
 
 
 def _maybe_expr(index: int) -> Any:
-    return _field(index, lambda t: _optional(t, Expr.wrap))
+    return _field(index, lambda t: _optional(t, lambda item: _wrap_tree(Expr, item)))
 
 
 def _expr_list(index: int) -> Any:
-    return _field(index, lambda t: _items(t, Expr.wrap))
+    return _field(index, lambda t: _items(t, lambda item: _wrap_tree(Expr, item)))
 
 
 def _trailing_expr_list(index: int) -> Any:
@@ -179,7 +179,21 @@ def _trailing_expr_list(index: int) -> Any:
 
 
 def _stmt_list(index: int) -> Any:
-    return _field(index, lambda t: _items(t, Stmt.wrap))
+    return _field(index, lambda t: _items(t, lambda item: _wrap_tree(Stmt, item)))
+
+
+def _wrap_tree(base: type[Stmt] | type[Expr], tree: Tree) -> Any:
+    """`base.wrap(tree)` for a Tree: the view of the tree's kind. A kind with a view of its own needs no check
+    (the view's KINDS has it), so the view is made without one: the emitter reads every field this way."""
+    view_class = base.VIEWS.get(tree.kind)
+    if view_class is None:
+        return base(tree)  # checks the kind: an error for a tree that is not a `base`
+    view = _new_object(view_class)
+    view.tree = tree
+    return view
+
+
+_new_object = object.__new__
 
 
 def _ident(index: int) -> Any:
@@ -202,8 +216,7 @@ class Stmt(TreeView):
 
     @classmethod
     def wrap(cls, tree: Tree | TreeView) -> Stmt:
-        tree = _tree(tree)
-        return Stmt.VIEWS.get(tree.kind, Stmt)(tree)
+        return _wrap_tree(Stmt, _tree(tree))
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -225,8 +238,7 @@ class Expr(TreeView):
 
     @classmethod
     def wrap(cls, tree: Tree | TreeView) -> Expr:
-        tree = _tree(tree)
-        return Expr.VIEWS.get(tree.kind, Expr)(tree)
+        return _wrap_tree(Expr, _tree(tree))
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -391,6 +391,8 @@ class PythonValue(SugaredValue):
 class PythonModuleValue(SugaredValue):
     """A Python module (`torch`, `math`, `torch.nn.functional`): its attributes resolve as constants."""
 
+    resolved_once = True
+
     def __init__(self, module):
         self.module = module
 

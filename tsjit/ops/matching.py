@@ -261,7 +261,8 @@ def _plan_of(matched: MatchedSchema, sources: list[tuple], inserted: int, args, 
             return None  # converted
     if inserted != defaults:
         return None
-    return _Plan(sources, matched.return_types, matched.return_field_names, matched.schema_name)
+    names = matched.return_field_names
+    return _Plan(sources, list(matched.return_types), list(names) if names else None, matched.schema_name)
 
 
 def match_schema(schema: FunctionSchema, graph: Graph, args: Sequence[Any] = (),

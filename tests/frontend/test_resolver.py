@@ -1,4 +1,5 @@
-"""The resolver's builtin table against torch.jit's: which Python callables are operators, and which ones."""
+"""The resolver: its builtin table against torch.jit's (which Python callables are operators, and which ones), and
+what it remembers between uses of a name."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import math
 import torch
 import torch.jit._builtins as torch_jit_builtins
 
+import tsjit
 from tsjit.frontend.resolver import _FUNCTIONAL_COMPILED, _modules_containing_builtins, find_builtin
 
 # what torch binds under a name other than the object's own (torch._Any is typing.Any, torch.JITException is
@@ -53,3 +55,39 @@ def test_the_explicit_builtins_and_what_is_no_builtin():
     for value in (torch.no_grad, torch.autocast, torch.functional.norm, torch.nn.functional.relu, print, 3,
                   torch.ones(2), lambda x: x):
         assert find_builtin(value) is None, value
+
+
+def test_module_names_resolve_once_per_function_and_variables_still_shadow_them():
+    """`torch` and `math` are asked of the resolver once per function (resolved_once); a variable assigned
+    later under the same name is found before them, in nested blocks too, as torch.jit finds it."""
+    source = """
+def f(x):
+    a = torch.sin(x) * math.pi
+    if bool(x.sum() > 0):
+        a = torch.cos(a)
+    math = 2.0
+    torch = 3
+    return a + math + torch
+"""
+    x = torch.randn(3)
+    scripted = tsjit.CompilationUnit(source).f
+    for value in (x, -x.abs()):
+        torch.testing.assert_close(scripted(value), torch.jit.CompilationUnit(source).f(value))
+    graph_text = str(scripted.graph)
+    assert "aten::sin(" in graph_text and "aten::cos(" in graph_text
+
+
+def test_builtin_objects_are_builtins_at_every_use_and_other_callables_are_not():
+    """The resolver remembers that `torch.sin` is aten::sin; a Python function of the same name is compiled,
+    however often either is called."""
+    def sin(x):
+        return x + 1
+
+    def f(x):
+        return sin(x) + torch.sin(x) + sin(x) + torch.sin(x)
+
+    scripted = tsjit.script(f)
+    kinds = [str(node.kind) for node in scripted.inlined_graph.nodes()]
+    assert kinds.count("aten::sin") == 2 and kinds.count("aten::add") == 5
+    x = torch.randn(3)
+    torch.testing.assert_close(scripted(x), f(x))

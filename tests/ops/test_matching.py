@@ -15,6 +15,7 @@ import pytest
 import torch
 
 from tsjit.errors import SchemaError
+from tsjit.ir.constants import constant_of
 from tsjit.ir.graph import Graph
 from tsjit.ir.parser import parse_ir
 from tsjit.ir.symbols import aten, prim
@@ -32,6 +33,7 @@ from tsjit.ir.types import (
     TensorType,
     TupleType,
 )
+from tsjit.ops import matching
 from tsjit.ops.matching import (
     MatchedSchema,
     eval_type_variables,
@@ -493,3 +495,59 @@ def test_insertion_before_a_node_and_rollback_there():
     assert kinds[-1] == "aten::neg" and kinds.count("aten::zeros") == 1
     assert kinds.count("prim::ListConstruct") == 1
     graph.lint()
+
+
+# ---- plans: a call of the same types matched again -------------------------------------------------------------
+def _calls_of_every_kind(graph: Graph, values: dict) -> None:
+    """Calls whose matches are plans (Values only), and calls that are matched every time (Python values,
+    conversions, varargs), each kind twice over."""
+    x, y, i = values["x"], values["y"], values["i"]
+    for _ in range(2):
+        insert_operator_call(graph, aten.add, [x, y])  # aten::add.Tensor with its default alpha
+        insert_operator_call(graph, aten.add, [i, i])  # the Tensor and Scalar overloads fail first
+        insert_operator_call(graph, aten.add, [y], {"alpha": i}, self=x)
+        insert_operator_call(graph, aten.relu, [], {"input": x})
+        insert_operator_call(graph, aten.max, [x, i])  # named outputs
+        insert_operator_call(graph, aten.add, [x, 1])  # a Python value
+        insert_operator_call(graph, aten.view, [x, values["p"]])  # a tuple converted to a list
+        insert_operator_call(graph, aten.max_pool2d, [x, i])  # an int repeated as a list
+        insert_operator_call(graph, prim.Print, [x, i])  # varargs
+
+
+def test_planned_calls_insert_what_matching_inserts(monkeypatch):
+    """The graph of the same calls, matched every time and through the plans earlier calls left: the same text,
+    node schemas included."""
+    params = "x: Tensor, y: Tensor, i: int, p: Tuple[int, int]"
+    matched, values = graph_with_inputs(params)
+    with monkeypatch.context() as patched:
+        patched.setattr(matching, "_call_types", lambda args, kwargs, self_arg: None)  # no plans
+        _calls_of_every_kind(matched, values)
+    matching._plans.clear()
+    for _ in range(2):  # the first graph makes the plans, the second uses them from its first call on
+        planned, values = graph_with_inputs(params)
+        _calls_of_every_kind(planned, values)
+    assert str(planned) == str(matched)
+    assert [str(n.schema) for n in planned.nodes() if n.maybe_schema() is not None] == \
+        [str(n.schema) for n in matched.nodes() if n.maybe_schema() is not None]
+    assert matching._plans, "calls of Values only leave plans"
+    planned.lint()
+
+
+def test_defaults_of_a_planned_call_are_new_constants():
+    graph, values = graph_with_inputs("x: Tensor, y: Tensor")
+    first, second = (insert_operator_call(graph, aten.add, [values["x"], values["y"]]) for _ in range(2))
+    alphas = first.node.inputs[2], second.node.inputs[2]
+    assert alphas[0] is not alphas[1] and all(a.node.kind is prim.Constant and constant_of(a) == 1
+                                              for a in alphas)
+
+
+def test_an_overload_registered_after_a_failed_match_is_found():
+    """Registration adds schemas: a call that no overload took before is matched against the new one."""
+    register_operator("tsjit_matching_plans::f(Tensor a) -> Tensor", lambda a: a)
+    register_operator("tsjit_matching_plans::f.int(int a) -> int", lambda a: a)
+    graph, values = graph_with_inputs("x: Tensor, y: Tensor")
+    with pytest.raises(SchemaError):
+        insert_operator_call(graph, "tsjit_matching_plans::f", [values["x"], values["y"]])
+    register_operator("tsjit_matching_plans::f.two(Tensor a, Tensor b) -> Tensor", lambda a, b: a + b)
+    result = insert_operator_call(graph, "tsjit_matching_plans::f", [values["x"], values["y"]])
+    assert str(result.node.schema).startswith("tsjit_matching_plans::f.two(")

@@ -105,6 +105,7 @@ class Environment:
         self.type_table: dict[str, T.Type] = {}
         self.value_table: dict[str, SugaredValue] = {}
         self.error_messages: dict[str, Callable[[], str]] = {}
+        self.resolved: dict[str, SugaredValue] = {}  # (bottom frame) what the resolver gave, if resolved_once
 
     @property
     def graph(self):
@@ -174,10 +175,17 @@ class Environment:
         return found
 
     def _resolve(self, name: str, loc) -> SugaredValue | None:
+        bottom = self._bottom()
+        found = bottom.resolved.get(name)
+        if found is not None:
+            return found
         resolved_type = self.resolver.resolve_type(name, loc)
         if isinstance(resolved_type, T.TupleType) and resolved_type.names is not None:
             return NamedTupleConstructor(resolved_type)
-        return self.resolver.resolve_value(name, self.emitter, loc)
+        found = self.resolver.resolve_value(name, self.emitter, loc)
+        if found is not None and found.resolved_once:
+            bottom.resolved[name] = found
+        return found
 
     def get_var(self, name: str, loc) -> Value:
         return self.get_sugared_var(name, loc).as_value(loc, self.emitter)

@@ -176,6 +176,9 @@ class SourceTextResolver(PythonResolver):
 # ---- Python objects as SugaredValues ---------------------------------------------------------------------------
 def to_sugared_value(obj: Any, emitter, loc, is_constant: bool = False) -> SugaredValue:
     """What a Python object means in TorchScript (C++ toSugaredValue); `is_constant` for module attributes."""
+    known = _builtin_objects.get(id(obj))
+    if known is not None and known[0] is obj:
+        return BuiltinFunction(known[1])
     if is_constant:
         constant = _constant_value(obj, emitter, loc)
         if constant is not None:
@@ -254,7 +257,18 @@ def _special_form_symbol(obj: Any) -> Symbol | None:
 
 def _builtin(obj: Any, emitter, loc) -> SugaredValue | None:
     name = find_builtin(obj)
-    return BuiltinFunction(Symbol(name)) if name is not None else None
+    if name is None:
+        return None
+    symbol = Symbol(name)
+    _builtin_objects[id(obj)] = (obj, symbol)
+    return BuiltinFunction(symbol)
+
+
+# id -> (object, operator) of the objects found to be builtins (`torch.sin`), so that the next `torch.sin` skips
+# the rules before this one, which said no to it and always will (they read only the object). Builtins are
+# objects of torch and the few modules _listed_builtin names, so this stays small; holding each object keeps
+# its id from being reused.
+_builtin_objects: dict[int, tuple[Any, Symbol]] = {}
 
 
 def _exception_class(obj: Any, emitter, loc) -> SugaredValue | None:
@@ -376,6 +390,8 @@ class PythonValue(SugaredValue):
 
 class PythonModuleValue(SugaredValue):
     """A Python module (`torch`, `math`, `torch.nn.functional`): its attributes resolve as constants."""
+
+    resolved_once = True
 
     def __init__(self, module):
         self.module = module
@@ -772,6 +788,8 @@ def python_type_to_type(obj: Any, loc) -> T.Type | None:
         if obj in _PYTHON_TYPES:
             return _PYTHON_TYPES[obj]
     except TypeError:  # unhashable
+        return None
+    if inspect.ismodule(obj):  # `torch` in `torch.sin(x)`, asked first whether it names a type: never
         return None
     generic = _generic_type(obj, loc)
     if generic is not None:

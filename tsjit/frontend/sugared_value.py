@@ -19,7 +19,7 @@ errors ("cannot call a ...", "'...' object is not iterable"). The module/class f
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 
@@ -47,6 +47,11 @@ RANGE_LENGTH, DERIVE_INDEX = Symbol("aten::__range_length"), Symbol("aten::__der
 
 class SugaredValue:
     """The protocol; each method's default raises the error TorchScript gives for that use."""
+
+    # whether such a value, found by the resolver for a name, stands for that name at every later use in the
+    # function (a module namespace: it holds no graph values and nothing emitting changes), so the environment
+    # asks the resolver once per name (`torch` in every statement of `x = torch.sin(x)`)
+    resolved_once: ClassVar[bool] = False
 
     def kind(self) -> str:
         return type(self).__name__
@@ -98,15 +103,15 @@ def emit_builtin_call(graph, loc, symbol: Symbol | str, args: Sequence[Any] = ()
     `add(a: int, b: Tensor)`, which is how `1 + x` works) are candidates; one of those is inlined. They come
     after the operators, so they are compiled only when no operator accepts the call without conversions.
     """
-    # breaks a real cycle: builtin_functions -> ir_emitter -> sugared_value
-    from tsjit.frontend.builtin_functions import builtin_functions_for
-
     symbol = Symbol(symbol)
     operators = get_operators(symbol)
     exact = match_schemas_without_conversions(OperatorSchemas(operators), graph, list(args),
                                               dict(kwargs or {}), self=self_value) if operators else None
     if exact is not None:
         return insert_matched_call(graph, loc, symbol, exact[1])
+    # breaks a real cycle: builtin_functions -> ir_emitter -> sugared_value (imported here, past the common case)
+    from tsjit.frontend.builtin_functions import builtin_functions_for
+
     functions = builtin_functions_for(symbol)
     if not operators and not functions:
         raise CompileError(_unknown_builtin_message(symbol), loc)
@@ -833,6 +838,8 @@ class PythonSliceClass(SugaredValue):
 # ---- modules: `torch` inside CompilationUnit source ----------------------------------------------------------
 class BuiltinModule(SugaredValue):
     """A namespace of operators: `torch.foo` in source compiled without Python is `aten::foo`."""
+
+    resolved_once = True
 
     def __init__(self, namespace: str):
         self.namespace = namespace

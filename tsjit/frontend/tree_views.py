@@ -87,9 +87,17 @@ class TreeView:
             raise CompileError(f"{kind_to_string(tree.kind)} is not a valid {type(self).__name__}", where)
         self.tree = tree
 
+    @classmethod
+    def _of(cls, tree: Compound) -> Any:
+        """The view of a tree just built with this view's kind: `create` knows the kind fits, so unlike the
+        constructor this checks nothing (the parser creates a dozen views per statement)."""
+        view = _new_object(cls)
+        view.tree = tree
+        return view
+
     @property
     def range(self) -> SourceRange:
-        return self.tree.range
+        return self.tree._range
 
     @property
     def kind(self) -> str:
@@ -157,20 +165,20 @@ def _optional(tree: Tree, view: Callable[[Tree], Any]) -> Any:
 
 
 def _field(index: int, read: Callable[[Tree], Any]) -> Any:
-    """A read-only property giving `read(subtree(index))`."""
-    return property(lambda view: read(view.tree.trees[index]))
+    """A read-only property giving `read(subtree(index))` (a view's tree is always a Compound)."""
+    return property(lambda view: read(view.tree._trees[index]))
 
 
 def _expr(index: int) -> Any:
-    return _field(index, lambda t: Expr.wrap(t))
+    return _field(index, lambda t: _wrap_tree(Expr, t))
 
 
 def _maybe_expr(index: int) -> Any:
-    return _field(index, lambda t: _optional(t, Expr.wrap))
+    return _field(index, lambda t: _optional(t, lambda item: _wrap_tree(Expr, item)))
 
 
 def _expr_list(index: int) -> Any:
-    return _field(index, lambda t: _items(t, Expr.wrap))
+    return _field(index, lambda t: _items(t, lambda item: _wrap_tree(Expr, item)))
 
 
 def _trailing_expr_list(index: int) -> Any:
@@ -179,7 +187,21 @@ def _trailing_expr_list(index: int) -> Any:
 
 
 def _stmt_list(index: int) -> Any:
-    return _field(index, lambda t: _items(t, Stmt.wrap))
+    return _field(index, lambda t: _items(t, lambda item: _wrap_tree(Stmt, item)))
+
+
+def _wrap_tree(base: type[Stmt] | type[Expr], tree: Tree) -> Any:
+    """`base.wrap(tree)` for a Tree: the view of the tree's kind. A kind with a view of its own needs no check
+    (the view's KINDS has it), so the view is made without one: the emitter reads every field this way."""
+    view_class = base.VIEWS.get(tree.kind)
+    if view_class is None:
+        return base(tree)  # checks the kind: an error for a tree that is not a `base`
+    view = _new_object(view_class)
+    view.tree = tree
+    return view
+
+
+_new_object = object.__new__
 
 
 def _ident(index: int) -> Any:
@@ -202,8 +224,7 @@ class Stmt(TreeView):
 
     @classmethod
     def wrap(cls, tree: Tree | TreeView) -> Stmt:
-        tree = _tree(tree)
-        return Stmt.VIEWS.get(tree.kind, Stmt)(tree)
+        return _wrap_tree(Stmt, _tree(tree))
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -225,8 +246,7 @@ class Expr(TreeView):
 
     @classmethod
     def wrap(cls, tree: Tree | TreeView) -> Expr:
-        tree = _tree(tree)
-        return Expr.VIEWS.get(tree.kind, Expr)(tree)
+        return _wrap_tree(Expr, _tree(tree))
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -245,7 +265,7 @@ class Ident(TreeView):
 
     @classmethod
     def create(cls, range: SourceRange, name: str) -> Ident:
-        return cls(Compound(lx.TK_IDENT, range, [String(name)]))
+        return cls._of(Compound(lx.TK_IDENT, range, [String(name)]))
 
 
 class Attribute(TreeView):
@@ -257,7 +277,7 @@ class Attribute(TreeView):
 
     @classmethod
     def create(cls, range: SourceRange, name: Ident, value: Expr) -> Attribute:
-        return cls(_compound(lx.TK_ATTRIBUTE, range, [name, value]))
+        return cls._of(_compound(lx.TK_ATTRIBUTE, range, [name, value]))
 
 
 class Param(TreeView):
@@ -422,7 +442,7 @@ class Assign(Stmt):
     def create(cls, range: SourceRange, lhs_list: Sequence[Expr], rhs: Expr | None,
                type: Expr | None = None) -> Assign:
         subtrees = [_list(range, lhs_list), _option(range, rhs), _option(range, type)]
-        return cls(_compound(lx.TK_ASSIGN, range, subtrees))
+        return cls._of(_compound(lx.TK_ASSIGN, range, subtrees))
 
 
 class AugAssign(Stmt):
@@ -449,7 +469,7 @@ class Return(Stmt):
     @classmethod
     def create(cls, range: SourceRange, expr: Expr | None = None) -> Return:
         value = NoneLiteral.create(range) if expr is None else expr
-        return cls(_compound(lx.TK_RETURN, range, [value]))
+        return cls._of(_compound(lx.TK_RETURN, range, [value]))
 
 
 class Raise(Stmt):
@@ -520,7 +540,7 @@ class ExprStmt(Stmt):
 
     @classmethod
     def create(cls, range: SourceRange, expr: Expr) -> ExprStmt:
-        return cls(_compound(lx.TK_EXPR_STMT, range, [expr]))
+        return cls._of(_compound(lx.TK_EXPR_STMT, range, [expr]))
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -533,7 +553,7 @@ class Var(Expr):
 
     @classmethod
     def create(cls, range: SourceRange, name: Ident) -> Var:
-        return cls(_compound(lx.TK_VAR, range, [name]))
+        return cls._of(_compound(lx.TK_VAR, range, [name]))
 
 
 class Const(Expr):
@@ -568,7 +588,7 @@ class Const(Expr):
 
     @classmethod
     def create(cls, range: SourceRange, text: str) -> Const:
-        return cls(Compound(lx.TK_CONST, range, [String(text)]))
+        return cls._of(Compound(lx.TK_CONST, range, [String(text)]))
 
 
 def number_value(text: str) -> int | float | complex:
@@ -600,7 +620,7 @@ class StringLiteral(Expr):
 
     @classmethod
     def create(cls, range: SourceRange, text: str) -> StringLiteral:
-        return cls(Compound(lx.TK_STRINGLITERAL, range, [String(text)]))
+        return cls._of(Compound(lx.TK_STRINGLITERAL, range, [String(text)]))
 
 
 class _Leaf(Expr):
@@ -684,7 +704,7 @@ class Apply(Expr):
     def create(cls, range: SourceRange, callee: Expr, inputs: Sequence[Expr],
                attributes: Sequence[Attribute] = ()) -> Apply:
         subtrees = [callee, _list(range, inputs), _list(range, attributes)]
-        return cls(_compound(lx.TK_APPLY, range, subtrees))
+        return cls._of(_compound(lx.TK_APPLY, range, subtrees))
 
 
 class Select(Expr):
@@ -696,7 +716,7 @@ class Select(Expr):
 
     @classmethod
     def create(cls, range: SourceRange, value: Expr, selector: Ident) -> Select:
-        return cls(_compound(".", range, [value, selector]))
+        return cls._of(_compound(".", range, [value, selector]))
 
 
 class Subscript(Expr):
@@ -708,7 +728,7 @@ class Subscript(Expr):
 
     @classmethod
     def create(cls, range: SourceRange, value: Expr, subscript_exprs: Sequence[Expr]) -> Subscript:
-        return cls(_compound(lx.TK_SUBSCRIPT, range, [value, _list(range, subscript_exprs)]))
+        return cls._of(_compound(lx.TK_SUBSCRIPT, range, [value, _list(range, subscript_exprs)]))
 
 
 class SliceExpr(Expr):
@@ -744,7 +764,7 @@ class TupleLiteral(Expr):
 
     @classmethod
     def create(cls, range: SourceRange, inputs: Sequence[Expr]) -> TupleLiteral:
-        return cls(_compound(lx.TK_TUPLE_LITERAL, range, [_list(range, inputs)]))
+        return cls._of(_compound(lx.TK_TUPLE_LITERAL, range, [_list(range, inputs)]))
 
 
 class ListLiteral(Expr):
@@ -753,7 +773,7 @@ class ListLiteral(Expr):
 
     @classmethod
     def create(cls, range: SourceRange, inputs: Sequence[Expr]) -> ListLiteral:
-        return cls(_compound(lx.TK_LIST_LITERAL, range, [_list(range, inputs)]))
+        return cls._of(_compound(lx.TK_LIST_LITERAL, range, [_list(range, inputs)]))
 
 
 class DictLiteral(Expr):

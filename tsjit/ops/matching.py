@@ -145,11 +145,124 @@ def _candidates(schemas: Sequence[FunctionSchema]) -> Iterator[tuple[int, Functi
 
 def _first_match(candidates: Iterator[tuple[int, FunctionSchema]], graph: Graph, args, kwargs, self_arg,
                  allow_conversions: bool) -> tuple[int, MatchedSchema] | None:
+    call_types = None if allow_conversions else _call_types(args, kwargs, self_arg)
     for index, schema in candidates:
-        matched = _try_match_schema(schema, graph, args, kwargs, self_arg, allow_conversions, None)
+        if call_types is None:
+            matched = _try_match_schema(schema, graph, args, kwargs, self_arg, allow_conversions, None)
+        else:
+            matched = _match_by_plan(schema, call_types, graph, args, kwargs, self_arg)
         if matched is not None:
             return index, matched
     return None
+
+
+# ---- plans: a match without conversions, remembered by the schema and the types of the call -----------------
+# Without conversions, whether a schema accepts a call of Values, and what the match is, depend only on the
+# schema and the call's types (positional, keyword by name, self): each argument is one of the call's Values or
+# its default as a new constant, and the return types are the schema's, evaluated for those types. A frontend
+# emits the same call many times (`torch.sin(x)` per statement), so the first match of a schema for those types
+# is kept as a plan, which later calls apply without matching. Calls with Python values, vararg schemas and
+# matches that insert other nodes are matched every time. Keyed by the schema object (a registration adds
+# schemas and changes none), at most _PLANS_SIZE entries (then cleared, as _operators_for_nodes).
+_PLANS_SIZE = 4096
+_plans: dict[tuple, tuple[FunctionSchema, _Plan | None]] = {}
+
+
+@dataclass
+class _Plan:
+    """Where each input of a matched call comes from, in the schema's argument order: ("arg", index),
+    ("kwarg", name), ("self",) or ("default", _Default); and the match's return types and names."""
+
+    sources: list[tuple]
+    return_types: list[Type]
+    return_field_names: list[str] | None
+    schema_name: str
+
+    def apply(self, graph: Graph, args, kwargs, self_arg) -> MatchedSchema:
+        inputs = []
+        for source in self.sources:
+            where = source[0]
+            if where == "arg":
+                inputs.append(args[source[1]])
+            elif where == "kwarg":
+                inputs.append(kwargs[source[1]])
+            elif where == "self":
+                inputs.append(self_arg)
+            else:
+                inputs.append(source[1].insert(graph))
+        names = self.return_field_names
+        return MatchedSchema(inputs, list(self.return_types), list(names) if names else None, self.schema_name)
+
+
+def _call_types(args, kwargs, self_arg) -> tuple | None:
+    """What a match without conversions depends on besides the schema, when every actual is a Value (and its
+    types can be hashed); else None."""
+    if not all(type(actual) is Value for actual in args):
+        return None
+    if kwargs and not all(type(actual) is Value for actual in kwargs.values()):
+        return None
+    if self_arg is not None and type(self_arg) is not Value:
+        return None
+    key = (tuple(actual.type for actual in args),
+           tuple((name, actual.type) for name, actual in kwargs.items()) if kwargs else (),
+           None if self_arg is None else self_arg.type)
+    try:
+        hash(key)
+    except TypeError:  # a type holding something unhashable
+        return None
+    return key
+
+
+def _match_by_plan(schema: FunctionSchema, call_types: tuple, graph: Graph, args, kwargs,
+                   self_arg) -> MatchedSchema | None:
+    """_try_match_schema without conversions, through the plan of the schema for the call's types."""
+    key = (id(schema), call_types)
+    known = _plans.get(key)
+    if known is not None and known[0] is schema:
+        plan = known[1]
+        return plan.apply(graph, args, kwargs, self_arg) if plan is not None else None
+    anchor = graph.insert_point
+    mark = anchor.prev
+    sources: list[tuple] = []
+    matched = _try_match_schema(schema, graph, args, kwargs, self_arg, False, None, sources)
+    if matched is None:
+        plan = None
+    else:
+        plan = _plan_of(matched, sources, _inserted_since(mark, anchor), args, kwargs, self_arg)
+        if plan is None:
+            return matched  # not a plain match: matched again next time
+    if len(_plans) >= _PLANS_SIZE:
+        _plans.clear()
+    _plans[key] = (schema, plan)
+    return matched
+
+
+def _inserted_since(mark: Node | None, anchor: Node) -> int:
+    """How many nodes there are between `mark` and `anchor` (the nodes an attempt inserted)."""
+    count, node = 0, anchor.prev
+    while node is not mark and node is not None:
+        count, node = count + 1, node.prev
+    return count
+
+
+def _plan_of(matched: MatchedSchema, sources: list[tuple], inserted: int, args, kwargs, self_arg) -> _Plan | None:
+    """The plan of a match whose inputs are the call's own Values and new default constants, else None."""
+    if len(sources) != len(matched.inputs):
+        return None  # a vararg schema took the remaining arguments, or varargs became a list
+    defaults = 0
+    for source, value in zip(sources, matched.inputs):
+        where = source[0]
+        if where == "default":
+            defaults += 1
+            if value.node.kind is not prim.Constant:
+                return None
+        elif value is not (args[source[1]] if where == "arg" else kwargs[source[1]] if where == "kwarg"
+                           else self_arg):
+            return None  # converted
+    if inserted != defaults:
+        return None
+    names = matched.return_field_names
+    return _Plan(sources, list(matched.return_types), list(names) if names else None, matched.schema_name)
 
 
 def match_schema(schema: FunctionSchema, graph: Graph, args: Sequence[Any] = (),
@@ -164,13 +277,14 @@ def match_schema(schema: FunctionSchema, graph: Graph, args: Sequence[Any] = (),
 
 
 def _try_match_schema(schema: FunctionSchema, graph: Graph, args, kwargs, self_arg, allow_conversions: bool,
-                      failures: list[str] | None) -> MatchedSchema | None:
-    """One attempt. When it fails, the nodes it inserted are removed: failed overloads leave no trace."""
+                      failures: list[str] | None, sources: list[tuple] | None = None) -> MatchedSchema | None:
+    """One attempt. When it fails, the nodes it inserted are removed: failed overloads leave no trace.
+    `sources`, when given, receives where each input came from (see _Plan)."""
     anchor = graph.insert_point
     mark = anchor.prev
     matched = None
     try:
-        attempt = _Attempt(schema, graph, allow_conversions, failures)
+        attempt = _Attempt(schema, graph, allow_conversions, failures, sources)
         matched = attempt.match(list(args), dict(kwargs or {}), self_arg)
         return matched
     finally:
@@ -183,8 +297,9 @@ class _Attempt:
     """The state of matching one call against one schema (TorchScript's tryMatchSchema and its helpers)."""
 
     def __init__(self, schema: FunctionSchema, graph: Graph, allow_conversions: bool,
-                 failures: list[str] | None):
+                 failures: list[str] | None, sources: list[tuple] | None = None):
         self.schema = schema
+        self.sources = sources
         self.graph = graph
         self.allow_conversions = allow_conversions
         self.failures = failures
@@ -213,25 +328,34 @@ class _Attempt:
         """The node inputs for the schema's arguments, in order; None when an argument does not fit."""
         inputs: list[Value] = []
         used_args, used_kwargs = 0, set()
+        sources = self.sources
         for index, argument in enumerate(self.schema.arguments):
             if argument.name == "self" and self_arg is not None:
                 value, self_arg = self.match_argument(argument, self_arg), None
+                source: tuple | None = ("self",)
             elif not argument.kwarg_only and used_args < len(args):
                 if self.varargs_apply(index, argument, args[used_args]):
                     value, used_args = self.create_list_from_varargs(argument, args[used_args:]), len(args)
+                    source = None
                 else:
                     value, used_args = self.match_argument(argument, args[used_args]), used_args + 1
+                    source = ("arg", used_args - 1)
             elif (keyword := _find_keyword(argument.name, kwargs, self.schema)) is not None:
                 value = self.match_argument(argument, kwargs[keyword])
                 used_kwargs.add(keyword)
+                source = ("kwarg", keyword)
             elif argument.has_default:
-                value = self.match_argument(argument, _Default(argument))
+                default = _Default(argument)
+                value = self.match_argument(argument, default)
+                source = ("default", default)
             else:
                 self.fail(f"Argument {argument.name} not provided.\n")
                 return None
             if value is None:
                 return None
             inputs.append(value)
+            if sources is not None and source is not None:
+                sources.append(source)
         unused_kwargs = [keyword for keyword in kwargs if keyword not in used_kwargs]
         return self.check_leftovers(inputs, args, used_args, unused_kwargs, self_arg)
 
@@ -339,7 +463,7 @@ class _Attempt:
 
     def materialize(self, actual: Any) -> Value:
         if isinstance(actual, _Default):
-            return self.graph.insert_constant(actual.value, actual.type)
+            return actual.insert(self.graph)
         if isinstance(actual, tuple):
             return self.create_tuple([self.as_value(element) for element in actual])
         if isinstance(actual, list) and not actual:
@@ -378,6 +502,9 @@ class _Default:
         # an empty list says nothing about its element type; `int[2] stride=[]` is an int[] constant
         empty_list = isinstance(self.value, list) and not self.value
         self.type = _unwrap_optional(argument.type) if empty_list else None
+
+    def insert(self, graph: Graph) -> Value:
+        return graph.insert_constant(self.value, self.type)
 
 
 # ---- rules as data -----------------------------------------------------------------------------------------

@@ -28,8 +28,7 @@ import ast
 import re
 import warnings
 from collections import deque
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from tsjit.errors import SourceParseError
@@ -229,6 +228,26 @@ class Token:
         return f"Token({self.kind!r}, {self.text!r}, {self.range!r})"
 
 
+class _NestingLevel:
+    """`with lexer.nested():` one level deeper while the body runs. A plain context manager rather than a
+    generator one: parsers enter it for every expression and statement, and this costs a fraction as much."""
+
+    __slots__ = ("_lexer",)
+
+    def __init__(self, lexer: Lexer):
+        self._lexer = lexer
+
+    def __enter__(self) -> None:
+        lexer = self._lexer
+        lexer._depth += 1
+        if lexer._depth > MAX_NESTING:
+            lexer._depth -= 1
+            lexer.report_error(f"text is nested too deeply (more than {MAX_NESTING} levels)")
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._lexer._depth -= 1
+
+
 class Lexer:
     """A stream of tokens over a Source with one token of lookahead beyond the current one.
 
@@ -244,6 +263,7 @@ class Lexer:
         self._nesting = 0
         self._depth = 0
         self._queue: deque[Token] = deque()
+        self._nesting_level = _NestingLevel(self)
         self._indent_stack = [self._first_indent() if layout else 0]
         self._lex()
 
@@ -277,17 +297,10 @@ class Lexer:
         self.next()
         return True
 
-    @contextmanager
-    def nested(self) -> Iterator[None]:
+    def nested(self) -> _NestingLevel:
         """Bound the recursion of a parser reading this stream (one level per `with`), so that absurdly nested
         text is a parse error at the current token rather than a RecursionError."""
-        self._depth += 1
-        try:
-            if self._depth > MAX_NESTING:
-                self.report_error(f"text is nested too deeply (more than {MAX_NESTING} levels)")
-            yield
-        finally:
-            self._depth -= 1
+        return self._nesting_level
 
     def expect(self, kind: str) -> Token:
         """Consume and return the current token, which must be of `kind`."""

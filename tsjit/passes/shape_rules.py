@@ -37,6 +37,9 @@ from tsjit.ir.scalar_type import code_to_dtype
 Sizes = tuple[int | None, ...]
 Rule = Callable[..., Any]
 RULES: dict[str, Rule] = {}
+# the operators TensorIterator computes: their results are laid out in the order of their inputs' strides
+# (`relu(x.t())` is transposed too), which mlir/rule_results.py reproduces
+TENSOR_ITERATOR_OPERATORS: set[str] = set()
 
 
 class AbstractTensor(NamedTuple):
@@ -72,6 +75,12 @@ def rule(*operators: str) -> Callable[[Rule], Rule]:
             RULES[name] = function
         return function
     return register
+
+
+def tensor_iterator_rule(*operators: str) -> Callable[[Rule], Rule]:
+    """`rule`, for operators TensorIterator computes (elementwise: their results follow their inputs' layout)."""
+    TENSOR_ITERATOR_OPERATORS.update(operators)
+    return rule(*operators)
 
 
 def tensor(dtype: torch.dtype, sizes: Sequence[int | None]) -> T.TensorType:
@@ -243,18 +252,20 @@ _FLOAT_UNARY = ("gelu", "silu", "hardswish", "hardsigmoid", "elu", "selu", "celu
                 "mish", "hardtanh", "log_sigmoid", "hardshrink", "softshrink", "tanhshrink")
 _DROPOUTS = ("dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout")
 
+_COPIES = ("clone", "contiguous", "detach", "alias", "lift_fresh")  # `self` or its copy: bool tensors too
+
 for _name in _INT_TO_FLOAT_UNARY:
-    rule(f"aten::{_name}", f"aten::{_name}_")(_unary(int_to_float))
+    tensor_iterator_rule(f"aten::{_name}")(_unary(int_to_float))
     # in place, an int tensor cannot hold the float result
     RULES[f"aten::{_name}_"] = _unary(_floating_only)
 for _name in _SAME_UNARY:
-    rule(f"aten::{_name}")(_unary(_same, allow_bool=_name in ("clone", "contiguous", "detach", "alias",
-                                                              "lift_fresh")))
-for _name in _FLOAT_UNARY:
-    rule(f"aten::{_name}")(_unary(_floating_only))
+    (rule if _name in (*_COPIES, "positive") else tensor_iterator_rule)(f"aten::{_name}")(
+        _unary(_same, allow_bool=_name in _COPIES))
+for _name in _FLOAT_UNARY:  # (log_sigmoid's result is contiguous, not laid out by TensorIterator)
+    (rule if _name == "log_sigmoid" else tensor_iterator_rule)(f"aten::{_name}")(_unary(_floating_only))
 for _name in _DROPOUTS:
     rule(f"aten::{_name}")(_unary(_floating_only))
-rule("aten::abs")(_unary(complex_to_float, allow_bool=False))
+tensor_iterator_rule("aten::abs")(_unary(complex_to_float, allow_bool=False))
 rule("aten::relu_", "aten::neg_", "aten::clamp_min_", "aten::hardtanh_", "aten::leaky_relu_", "aten::silu_",
      "aten::dropout_", "aten::gelu_")(_unary(_floating_only))
 
@@ -302,7 +313,7 @@ _BINARY_KINDS = {"add": (_same, True), "mul": (_same, True), "sub": (_same, Fals
 _BINARY_KINDS.update({"remainder": (_same, False), "fmod": (_same, False), "floor_divide": (_same, False)})
 for _name, (_kind, _bools) in _BINARY_KINDS.items():
     _rule = _binary(_kind, _bools)
-    rule(f"aten::{_name}.Tensor", f"aten::{_name}.Scalar", f"aten::{_name}")(_rule)
+    tensor_iterator_rule(f"aten::{_name}.Tensor", f"aten::{_name}.Scalar", f"aten::{_name}")(_rule)
     rule(f"aten::{_name}_.Tensor", f"aten::{_name}_.Scalar", f"aten::{_name}_")(_in_place(_rule))
 
 
@@ -312,8 +323,8 @@ def _real_to_bool(dtype: torch.dtype) -> torch.dtype:
     return torch.bool
 
 
-rule("aten::isnan", "aten::isinf", "aten::isfinite", "aten::logical_not")(_unary(_always_bool))
-rule("aten::isposinf", "aten::isneginf", "aten::signbit")(_unary(_real_to_bool))
+tensor_iterator_rule("aten::isnan", "aten::isinf", "aten::isfinite", "aten::logical_not")(_unary(_always_bool))
+tensor_iterator_rule("aten::isposinf", "aten::isneginf", "aten::signbit")(_unary(_real_to_bool))
 
 
 def _real_int_to_float(dtype: torch.dtype) -> torch.dtype:
@@ -322,19 +333,19 @@ def _real_int_to_float(dtype: torch.dtype) -> torch.dtype:
     return int_to_float(dtype)
 
 
-rule("aten::sgn")(_unary(_same))
-rule("aten::square")(_unary(_same, allow_bool=False))  # a bool tensor squares to int64
-rule("aten::rad2deg", "aten::deg2rad")(_unary(_real_int_to_float))
+tensor_iterator_rule("aten::sgn")(_unary(_same))
+tensor_iterator_rule("aten::square")(_unary(_same, allow_bool=False))  # a bool tensor squares to int64
+tensor_iterator_rule("aten::rad2deg", "aten::deg2rad")(_unary(_real_int_to_float))
 
 
-@rule("aten::float_power.Tensor_Tensor", "aten::float_power.Tensor_Scalar")
+@tensor_iterator_rule("aten::float_power.Tensor_Tensor", "aten::float_power.Tensor_Scalar")
 def _float_power(self: AbstractTensor, exponent: Any) -> T.TensorType:
     """Computed in double precision: float64, or complex128 when an operand is complex."""
     complex_ = self.dtype.is_complex or _dtype_of(exponent) in _REAL_OF or isinstance(exponent, complex)
     return elementwise(lambda _: torch.complex128 if complex_ else torch.float64, self, exponent)
 
 
-@rule("aten::polar")
+@tensor_iterator_rule("aten::polar")
 def _polar(abs: AbstractTensor, angle: AbstractTensor) -> T.TensorType:
     """A complex tensor from magnitudes and angles of one real floating dtype."""
     if abs.dtype != angle.dtype or abs.dtype not in _COMPLEX_OF:
@@ -342,7 +353,7 @@ def _polar(abs: AbstractTensor, angle: AbstractTensor) -> T.TensorType:
     return tensor(_COMPLEX_OF[abs.dtype], broadcast(abs.sizes, angle.sizes))
 
 
-@rule("aten::threshold")
+@tensor_iterator_rule("aten::threshold")
 def _threshold(self: AbstractTensor, threshold: Any, value: Any) -> T.TensorType:
     if self.dtype is torch.bool:
         raise Decline
@@ -355,21 +366,21 @@ def _triangle(self: AbstractTensor, diagonal: int = 0) -> T.TensorType:
     return like(self)
 
 
-@rule("aten::div.Tensor_mode", "aten::div.Scalar_mode")
+@tensor_iterator_rule("aten::div.Tensor_mode", "aten::div.Scalar_mode")
 def _divide_with_mode(self: Any, other: Any, rounding_mode: str | None) -> T.TensorType:
     if torch.bool in (_dtype_of(self), _dtype_of(other)):
         raise Decline
     return elementwise(int_to_float if rounding_mode is None else _same, self, other)
 
 
-@rule("aten::rsub.Tensor", "aten::rsub.Scalar")
+@tensor_iterator_rule("aten::rsub.Tensor", "aten::rsub.Scalar")
 def _reverse_subtract(self: Any, other: Any, alpha: Any = 1) -> T.TensorType:
     return _binary(_same, allow_bool=False)(self, other)
 
 
-rule("aten::max.other", "aten::min.other")(_binary(_same))
-rule("aten::fmax", "aten::fmin")(_binary(_same, allow_bool=False))
-rule("aten::logaddexp", "aten::logaddexp2")(_binary(_floating_only, allow_bool=False))
+tensor_iterator_rule("aten::max.other", "aten::min.other")(_binary(_same))
+tensor_iterator_rule("aten::fmax", "aten::fmin")(_binary(_same, allow_bool=False))
+tensor_iterator_rule("aten::logaddexp", "aten::logaddexp2")(_binary(_floating_only, allow_bool=False))
 
 
 @rule("aten::isclose")
@@ -379,14 +390,15 @@ def _isclose(self: AbstractTensor, other: AbstractTensor, *tolerances: Any) -> T
     return tensor(torch.bool, broadcast(self.sizes, other.sizes))
 
 
-@rule("aten::pow.Tensor_Tensor", "aten::pow.Tensor_Scalar", "aten::pow.Scalar")
+@rule("aten::pow.Scalar")  # (a contiguous result, not TensorIterator's layout)
+@tensor_iterator_rule("aten::pow.Tensor_Tensor", "aten::pow.Tensor_Scalar")
 def _power(self: Any, exponent: Any) -> T.TensorType:
     if torch.bool in (_dtype_of(self), _dtype_of(exponent)):
         raise Decline
     return elementwise(_same, self, exponent)
 
 
-@rule("aten::where.self", "aten::where.ScalarOther", "aten::where.ScalarSelf", "aten::where.Scalar")
+@tensor_iterator_rule("aten::where.self", "aten::where.ScalarOther", "aten::where.ScalarSelf", "aten::where.Scalar")
 def _where(condition: AbstractTensor, self: Any, other: Any) -> T.TensorType:
     need(condition.dtype in (torch.bool, torch.uint8), "where expects a boolean condition")
     return tensor(result_type(self, other), broadcast(*shapes_of(condition, self, other)))
@@ -402,7 +414,7 @@ def _masked_fill(self: AbstractTensor, mask: AbstractTensor, value: Any) -> T.Te
     return like(self)
 
 
-@rule("aten::clamp", "aten::clamp.Tensor")
+@tensor_iterator_rule("aten::clamp", "aten::clamp.Tensor")
 def _clamp(self: AbstractTensor, low: Any = None, high: Any = None) -> T.TensorType:
     need(low is not None or high is not None, "clamp needs a min or a max")
     if self.dtype is torch.bool:
@@ -410,7 +422,7 @@ def _clamp(self: AbstractTensor, low: Any = None, high: Any = None) -> T.TensorT
     return elementwise(_same, self, low, high)
 
 
-@rule("aten::clamp_min", "aten::clamp_max")
+@tensor_iterator_rule("aten::clamp_min", "aten::clamp_max")
 def _clamp_one_side(self: AbstractTensor, bound: Any) -> T.TensorType:
     return _clamp(self, bound)
 

@@ -16,7 +16,9 @@ format other than the contiguous one is asked for, and either
   strides, as TensorIterator lays it out (`relu(x.t())` is transposed too), see `tensor_iterator_strides`;
 - or its result is contiguous whatever its inputs' layout (matrix products, tril/triu);
 - or every tensor input lies in memory in row-major order, so that eager's result is contiguous too.
-An in-place operator (`x.add_(y)`) returns its first argument itself once the rule accepts the call. Anything
+An in-place operator (`x.add_(y)`) returns its first argument itself once the rule accepts the call; an operator
+that writes other arguments and returns fresh tensors (`_native_batch_norm_legit` updating its running
+statistics) returns new ones, the written arguments keeping their sizes. Anything
 else returns None: the caller runs the operator's meta kernel.
 """
 
@@ -54,7 +56,7 @@ def result_by_rule(operator, values: list[Any]) -> list[Any] | None:
         raise RuleRejects(str(error)) from error
     if types is None or not all(_is_complete(t) for t in types):
         return None
-    if schema.is_mutable:
+    if _writes_only_self(schema):
         return [values[0]]
     inputs = list(_tensors(values))
     strides = [_result_strides(schema.operator_name, inputs, t.sizes) for t in types]
@@ -64,17 +66,16 @@ def result_by_rule(operator, values: list[Any]) -> list[Any] | None:
 
 
 def _rule_may_answer(schema, values: list[Any]) -> bool:
-    """Whether a rule's dtype and sizes determine the results: fresh contiguous tensors, or `self` in place."""
+    """Whether a rule's dtype and sizes may determine the results: fresh tensors, or `self` in place."""
     if schema.is_vararg or len(values) != len(schema.arguments):
         return False
     if any(not isinstance(r.type, ts.TensorType) for r in schema.returns):
         return False
-    if schema.is_mutable and not _writes_only_self(schema):
-        return False
-    if not schema.is_mutable and any(r.alias_info is not None for r in schema.returns):
-        return False  # a view: its strides follow its input's, which C++ meta kernels compute
-    if schema.is_mutable and _overlaps_itself(values[0]):
-        return False  # eager refuses to write one element through several indices: the meta kernel says so
+    if _writes_only_self(schema):
+        if _overlaps_itself(values[0]):
+            return False  # eager refuses to write one element through several indices: the meta kernel says so
+    elif any(r.alias_info is not None for r in schema.returns):
+        return False  # a view or an `out=` argument: its strides are its input's, which C++ meta kernels compute
     return all(value in _CONTIGUOUS_FORMATS for value, argument in zip(values, schema.arguments)
                if argument.name == "memory_format")
 

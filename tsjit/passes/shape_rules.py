@@ -427,6 +427,24 @@ def _clamp_one_side(self: AbstractTensor, bound: Any) -> T.TensorType:
     return _clamp(self, bound)
 
 
+tensor_iterator_rule("aten::nextafter")(_binary(_floating_only, allow_bool=False))
+rule("aten::logit")(_unary(int_to_float))
+
+
+@tensor_iterator_rule("aten::heaviside")
+def _heaviside(self: AbstractTensor, values: AbstractTensor) -> T.TensorType:
+    if self.dtype != values.dtype or self.dtype.is_complex:
+        raise Decline  # heaviside refuses mixed dtypes and complex tensors: the meta kernel says how
+    return elementwise(_same, self, values)
+
+
+@rule("aten::ldexp.Tensor")
+def _ldexp(self: AbstractTensor, other: AbstractTensor) -> T.TensorType:
+    """`self * 2.0 ** other`: the power is floating (of other's dtype or the default), then promoted with self."""
+    power = AbstractTensor(int_to_float(other.dtype), other.device, other.sizes)
+    return elementwise(_same, self, power)
+
+
 # ---- reductions --------------------------------------------------------------------------------------------
 def reduced(sizes: Sizes, dims: Sequence[int] | None, keepdim: bool) -> Sizes:
     """The sizes left by reducing `dims` (all dimensions when None or empty)."""
@@ -502,11 +520,15 @@ def _cumulative(self: AbstractTensor, dim: int, dtype: Any = None) -> T.TensorTy
     return like(self, dtype_argument(dtype, _sum_dtype(self.dtype)))
 
 
-@rule("aten::linalg_vector_norm")
+@rule("aten::linalg_vector_norm", "aten::norm.Scalar", "aten::norm.ScalarOpt_dim")
 def _vector_norm(self: AbstractTensor, ord: Any = 2, dim: list[int] | None = None, keepdim: Any = False,
                  dtype: Any = None) -> T.TensorType:
-    if dtype is not None or not (self.dtype.is_floating_point or self.dtype.is_complex) or numel(self.sizes) == 0:
-        raise Decline  # a dtype argument's checks, and norms of empty tensors, are the meta kernel's
+    """The vector norm over `dim` (all dimensions when None or empty), real for complex tensors; torch.norm's
+    `p=None` is the 2-norm."""
+    if dtype is not None or not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise Decline  # a dtype argument's checks are the meta kernel's
+    if numel(self.sizes) == 0 and not (isinstance(ord, int | float) and 0 <= ord < math.inf):
+        raise Decline  # an empty tensor's inf and negative norms fail where a reduced dimension is empty
     if dim and len({wrap_dim(d, len(self.sizes)) for d in dim}) != len(dim):
         raise Decline  # repeated dims: the meta kernel accepts them or not depending on the sizes
     return tensor(complex_to_float(self.dtype), reduced(self.sizes, dim, known_bool(keepdim)))
@@ -549,6 +571,33 @@ def _softmax(self: AbstractTensor, dim: int, dtype: Any = None) -> T.TensorType:
     need_floating(self)
     wrap_dim(dim, len(self.sizes))
     return like(self, dtype_argument(dtype, self.dtype))
+
+
+@rule("aten::count_nonzero", "aten::count_nonzero.dim_IntList")
+def _count_nonzero(self: AbstractTensor, dim: int | list[int] | None = None) -> T.TensorType:
+    dims = [dim] if isinstance(dim, int) else dim
+    return tensor(torch.int64, reduced(self.sizes, dims, False))
+
+
+@rule("aten::quantile", "aten::quantile.scalar", "aten::nanquantile", "aten::nanquantile.scalar")
+def _quantile(self: AbstractTensor, q: Any, dim: int | None = None, keepdim: Any = False,
+              interpolation: str = "linear") -> T.TensorType:
+    """The q-th quantiles over `dim` (over all elements, flattened, when None); a vector of q adds a first
+    dimension."""
+    need(self.dtype in (torch.float32, torch.float64), "quantile() input tensor must be either float or double")
+    if isinstance(q, AbstractTensor):
+        need(len(q.sizes) <= 1 and q.dtype == self.dtype, "quantile() q must be a scalar or 1D of input's dtype")
+    else:
+        need(0 <= q <= 1, "quantile() q must be in the range [0, 1]")
+    need(interpolation in ("linear", "lower", "higher", "midpoint", "nearest"), "quantile(): bad interpolation")
+    need(numel(self.sizes) != 0 or dim is None, "quantile() input tensor must be non-empty")
+    keep = known_bool(keepdim)
+    if dim is None:
+        sizes: Sizes = (1,) * len(self.sizes) if keep else ()
+    else:
+        sizes = reduced(self.sizes, [dim], keep)
+    leading = q.sizes if isinstance(q, AbstractTensor) else ()
+    return tensor(self.dtype, leading + sizes)
 
 
 # ---- views and reshapes ------------------------------------------------------------------------------------
@@ -814,6 +863,35 @@ def _stack(tensors: list[AbstractTensor], dim: int = 0) -> T.TensorType:
         sizes.append(known.pop() if known and all(t.sizes[i] is not None for t in tensors) else None)
     sizes.insert(position, len(tensors))
     return tensor(result_type(*tensors), sizes)
+
+
+def _at_least_1d(tensor_: AbstractTensor) -> AbstractTensor:
+    return tensor_ if tensor_.sizes else AbstractTensor(tensor_.dtype, tensor_.device, (1,))
+
+
+@rule("aten::hstack")
+def _hstack(tensors: list[AbstractTensor]) -> T.TensorType:
+    """Concatenated along the columns (along the only dimension when the first is a vector)."""
+    need(len(tensors) > 0, "hstack expects a non-empty TensorList")
+    pieces = [_at_least_1d(t) for t in tensors]
+    return _cat(pieces, 0 if len(pieces[0].sizes) == 1 else 1)
+
+
+@rule("aten::column_stack")
+def _column_stack(tensors: list[AbstractTensor]) -> T.TensorType:
+    """Numbers and vectors as columns, then concatenated along the columns."""
+    need(len(tensors) > 0, "column_stack expects a non-empty TensorList")
+    columns = [AbstractTensor(t.dtype, t.device, (numel(t.sizes), 1)) if len(t.sizes) <= 1 else t for t in tensors]
+    return _cat(columns, 1)
+
+
+@rule("aten::roll")
+def _roll(self: AbstractTensor, shifts: list[int], dims: Sequence[int] = ()) -> T.TensorType:
+    need(len(shifts) > 0, "`shifts` required")
+    need(len(shifts) == len(dims) or (not dims and len(shifts) == 1), "shifts and dimensions must align")
+    for dim in dims:
+        wrap_dim(dim, len(self.sizes))
+    return like(self)
 
 
 # ---- conversions and factories -----------------------------------------------------------------------------

@@ -14,7 +14,7 @@ operators such as `view` depend on them): the operator returns fresh tensors (no
 format other than the contiguous one is asked for, and either
 - TensorIterator computes it (elementwise operators): the result is laid out in the order of the inputs'
   strides, as TensorIterator lays it out (`relu(x.t())` is transposed too), see `tensor_iterator_strides`;
-- or its result is contiguous whatever its inputs' layout (matrix products, tril/triu);
+- or its result is contiguous whatever its inputs' layout (reductions, matrix products, tril/triu);
 - or every tensor input lies in memory in row-major order, so that eager's result is contiguous too.
 An in-place operator (`x.add_(y)`) returns its first argument itself once the rule accepts the call; an operator
 that writes other arguments and returns fresh tensors (`_native_batch_norm_legit` updating its running
@@ -31,12 +31,15 @@ import torch
 from tsjit.ir import types as ts
 from tsjit.ir.scalar_type import MEMORY_FORMATS
 from tsjit.passes.shape_analysis import apply_rule
-from tsjit.passes.shape_rules import TENSOR_ITERATOR_OPERATORS, AbstractTensor, DeviceArgument, ShapeError
+from tsjit.passes.shape_rules import (
+    CONTIGUOUS_RESULT_OPERATORS,
+    TENSOR_ITERATOR_OPERATORS,
+    AbstractTensor,
+    DeviceArgument,
+    ShapeError,
+)
 
 _CONTIGUOUS_FORMATS = (None, 0, 1, torch.contiguous_format, torch.preserve_format)
-# operators whose results are new contiguous tensors whatever their inputs' layout (`x @ w.t()`, `x.t().tril()`)
-_CONTIGUOUS_RESULTS = frozenset({"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::linear",
-                                 "aten::tril", "aten::triu"})
 
 
 class RuleRejects(Exception):
@@ -84,7 +87,7 @@ def _result_strides(name: str, tensors: list[torch.Tensor], sizes: tuple[int, ..
     """The strides of the operator's result of `sizes`, or None where they do not follow from the inputs'."""
     if name in TENSOR_ITERATOR_OPERATORS:
         return tensor_iterator_strides(sizes, tensors)
-    if name in _CONTIGUOUS_RESULTS or all(_row_major(t) for t in tensors):
+    if name in CONTIGUOUS_RESULT_OPERATORS or all(_row_major(t) for t in tensors):
         return _contiguous_strides(sizes)
     return None
 

@@ -40,6 +40,9 @@ RULES: dict[str, Rule] = {}
 # the operators TensorIterator computes: their results are laid out in the order of their inputs' strides
 # (`relu(x.t())` is transposed too), which mlir/rule_results.py reproduces
 TENSOR_ITERATOR_OPERATORS: set[str] = set()
+# the operators whose results are new contiguous tensors whatever their inputs' layout (reductions, matrix
+# products, `tril(x.t())`)
+CONTIGUOUS_RESULT_OPERATORS: set[str] = set()
 
 
 class AbstractTensor(NamedTuple):
@@ -80,6 +83,12 @@ def rule(*operators: str) -> Callable[[Rule], Rule]:
 def tensor_iterator_rule(*operators: str) -> Callable[[Rule], Rule]:
     """`rule`, for operators TensorIterator computes (elementwise: their results follow their inputs' layout)."""
     TENSOR_ITERATOR_OPERATORS.update(operators)
+    return rule(*operators)
+
+
+def contiguous_rule(*operators: str) -> Callable[[Rule], Rule]:
+    """`rule`, for operators whose results are contiguous whatever their inputs' layout."""
+    CONTIGUOUS_RESULT_OPERATORS.update(operators)
     return rule(*operators)
 
 
@@ -360,7 +369,7 @@ def _threshold(self: AbstractTensor, threshold: Any, value: Any) -> T.TensorType
     return like(self)
 
 
-@rule("aten::tril", "aten::triu")
+@contiguous_rule("aten::tril", "aten::triu")
 def _triangle(self: AbstractTensor, diagonal: int = 0) -> T.TensorType:
     need(len(self.sizes) >= 2, "tril/triu: input tensor must have at least 2 dimensions")
     return like(self)
@@ -460,17 +469,17 @@ def _sum_dtype(dtype: torch.dtype) -> torch.dtype:
     return torch.int64 if not (dtype.is_floating_point or dtype.is_complex) else dtype
 
 
-@rule("aten::sum")
+@contiguous_rule("aten::sum")
 def _sum_all(self: AbstractTensor, dtype: Any = None) -> T.TensorType:
     return tensor(dtype_argument(dtype, _sum_dtype(self.dtype)), ())
 
 
-@rule("aten::sum.dim_IntList")
+@contiguous_rule("aten::sum.dim_IntList")
 def _sum(self: AbstractTensor, dim: list[int] | None, keepdim: Any = False, dtype: Any = None) -> T.TensorType:
     return tensor(dtype_argument(dtype, _sum_dtype(self.dtype)), reduced(self.sizes, dim, known_bool(keepdim)))
 
 
-@rule("aten::mean.dim")
+@contiguous_rule("aten::mean.dim")
 def _mean(self: AbstractTensor, dim: list[int] | None, keepdim: Any = False, dtype: Any = None) -> T.TensorType:
     result = dtype_argument(dtype, self.dtype)
     need_floating(self)
@@ -478,30 +487,30 @@ def _mean(self: AbstractTensor, dim: list[int] | None, keepdim: Any = False, dty
     return tensor(result, reduced(self.sizes, dim, known_bool(keepdim)))
 
 
-@rule("aten::mean")
+@contiguous_rule("aten::mean")
 def _mean_all(self: AbstractTensor, dtype: Any = None) -> T.TensorType:
     return _mean(self, None, False, dtype)
 
 
-@rule("aten::amax", "aten::amin")
+@contiguous_rule("aten::amax", "aten::amin")
 def _extremum(self: AbstractTensor, dim: list[int] = (), keepdim: Any = False) -> T.TensorType:  # type: ignore
     return tensor(self.dtype, reduced(self.sizes, list(dim), known_bool(keepdim)))
 
 
-@rule("aten::max.dim", "aten::min.dim")
+@contiguous_rule("aten::max.dim", "aten::min.dim")
 def _extremum_with_indices(self: AbstractTensor, dim: int, keepdim: Any = False) -> list[T.TensorType]:
     sizes = reduced(self.sizes, [dim], known_bool(keepdim))
     return [tensor(self.dtype, sizes), tensor(torch.int64, sizes)]
 
 
-@rule("aten::argmax", "aten::argmin")
+@contiguous_rule("aten::argmax", "aten::argmin")
 def _argument_extremum(self: AbstractTensor, dim: int | None = None, keepdim: Any = False) -> T.TensorType:
     if dim is None:
         return tensor(torch.int64, (1,) * len(self.sizes) if known_bool(keepdim) else ())
     return tensor(torch.int64, reduced(self.sizes, [dim], known_bool(keepdim)))
 
 
-@rule("aten::any", "aten::all", "aten::any.dim", "aten::all.dim", "aten::any.dims", "aten::all.dims")
+@contiguous_rule("aten::any", "aten::all", "aten::any.dim", "aten::all.dim", "aten::any.dims", "aten::all.dims")
 def _any(self: AbstractTensor, dim: int | list[int] | None = None, keepdim: Any = False) -> T.TensorType:
     """Whether any (all) elements are true: bool, but uint8 for uint8 inputs. Unlike sum's, an empty list of
     dims reduces none."""
@@ -514,13 +523,13 @@ def _any(self: AbstractTensor, dim: int | list[int] | None = None, keepdim: Any 
     return tensor(dtype, reduced(self.sizes, dims, known_bool(keepdim)))
 
 
-@rule("aten::cumsum", "aten::cumprod")
+@contiguous_rule("aten::cumsum", "aten::cumprod")
 def _cumulative(self: AbstractTensor, dim: int, dtype: Any = None) -> T.TensorType:
     wrap_dim(dim, len(self.sizes))
     return like(self, dtype_argument(dtype, _sum_dtype(self.dtype)))
 
 
-@rule("aten::linalg_vector_norm", "aten::norm.Scalar", "aten::norm.ScalarOpt_dim")
+@contiguous_rule("aten::linalg_vector_norm", "aten::norm.Scalar", "aten::norm.ScalarOpt_dim")
 def _vector_norm(self: AbstractTensor, ord: Any = 2, dim: list[int] | None = None, keepdim: Any = False,
                  dtype: Any = None) -> T.TensorType:
     """The vector norm over `dim` (all dimensions when None or empty), real for complex tensors; torch.norm's
@@ -556,9 +565,9 @@ def _variance_rules(name: str, with_mean: bool) -> None:
                   keepdim: Any = False) -> Any:
         return _variance(self, dim, keepdim, with_mean)
 
-    rule(f"aten::{name}")(whole)
-    rule(f"aten::{name}.dim")(by_dim)
-    rule(f"aten::{name}.correction")(corrected)
+    contiguous_rule(f"aten::{name}")(whole)
+    contiguous_rule(f"aten::{name}.dim")(by_dim)
+    contiguous_rule(f"aten::{name}.correction")(corrected)
 
 
 for _name in ("var", "std"):
@@ -566,20 +575,20 @@ for _name in ("var", "std"):
     _variance_rules(f"{_name}_mean", with_mean=True)
 
 
-@rule("aten::softmax.int", "aten::log_softmax.int", "aten::_safe_softmax")
+@contiguous_rule("aten::softmax.int", "aten::log_softmax.int", "aten::_safe_softmax")
 def _softmax(self: AbstractTensor, dim: int, dtype: Any = None) -> T.TensorType:
     need_floating(self)
     wrap_dim(dim, len(self.sizes))
     return like(self, dtype_argument(dtype, self.dtype))
 
 
-@rule("aten::count_nonzero", "aten::count_nonzero.dim_IntList")
+@contiguous_rule("aten::count_nonzero", "aten::count_nonzero.dim_IntList")
 def _count_nonzero(self: AbstractTensor, dim: int | list[int] | None = None) -> T.TensorType:
     dims = [dim] if isinstance(dim, int) else dim
     return tensor(torch.int64, reduced(self.sizes, dims, False))
 
 
-@rule("aten::quantile", "aten::quantile.scalar", "aten::nanquantile", "aten::nanquantile.scalar")
+@contiguous_rule("aten::quantile", "aten::quantile.scalar", "aten::nanquantile", "aten::nanquantile.scalar")
 def _quantile(self: AbstractTensor, q: Any, dim: int | None = None, keepdim: Any = False,
               interpolation: str = "linear") -> T.TensorType:
     """The q-th quantiles over `dim` (over all elements, flattened, when None); a vector of q adds a first

@@ -15,6 +15,7 @@ from tsjit.passes.shape_rules import (
     Decline,
     Sizes,
     broadcast,
+    contiguous_rule,
     dtype_argument,
     known_bool,
     like,
@@ -44,14 +45,14 @@ def _contract(a: int | None, b: int | None) -> None:
 
 
 # ---- matrix products ---------------------------------------------------------------------------------------
-@rule("aten::mm")
+@contiguous_rule("aten::mm")
 def _mm(self: AbstractTensor, mat2: AbstractTensor) -> T.TensorType:
     need(len(self.sizes) == 2 and len(mat2.sizes) == 2, "mm expects 2-D tensors")
     _contract(self.sizes[1], mat2.sizes[0])
     return tensor(_same_dtypes(self, mat2), (self.sizes[0], mat2.sizes[1]))
 
 
-@rule("aten::bmm")
+@contiguous_rule("aten::bmm")
 def _bmm(self: AbstractTensor, mat2: AbstractTensor) -> T.TensorType:
     need(len(self.sizes) == 3 and len(mat2.sizes) == 3, "bmm expects 3-D tensors")
     need(same_size(self.sizes[0], mat2.sizes[0]), "bmm: batch sizes differ")
@@ -69,12 +70,12 @@ def _added(self: AbstractTensor, product: T.TensorType) -> T.TensorType:
     return product
 
 
-@rule("aten::addmm")
+@contiguous_rule("aten::addmm")
 def _addmm(self: AbstractTensor, mat1: AbstractTensor, mat2: AbstractTensor, *scales: Any) -> T.TensorType:
     return _added(self, _mm(mat1, mat2))
 
 
-@rule("aten::baddbmm")
+@contiguous_rule("aten::baddbmm")
 def _baddbmm(self: AbstractTensor, batch1: AbstractTensor, batch2: AbstractTensor, *scales: Any) -> T.TensorType:
     return _added(self, _bmm(batch1, batch2))
 
@@ -131,7 +132,7 @@ def _bilinear(input1: AbstractTensor, input2: AbstractTensor, weight: AbstractTe
     return tensor(dtype, input1.sizes[:-1] + weight.sizes[:1])
 
 
-@rule("aten::linear")
+@contiguous_rule("aten::linear")
 def _linear(input: AbstractTensor, weight: AbstractTensor, bias: AbstractTensor | None = None) -> T.TensorType:
     need(len(input.sizes) > 0 and 1 <= len(weight.sizes) <= 2, "linear: bad ranks")
     dtype = _same_dtypes(input, weight, bias)

@@ -283,6 +283,8 @@ def _added_samples():
         yield name, [t(F32, 2, 3, 4), q, dim, keepdim, "linear"]
     yield "aten::quantile.scalar", [t(F32), 0.5, None, False, "linear"]
     yield "aten::quantile.scalar", [t(I64, 3), 0.5, None, False, "linear"]
+    yield "aten::quantile.scalar", [t(F32, 0, 3), 0.5, None, False, "linear"]
+    yield "aten::heaviside", [t(BOOL, 3), t(BOOL, 3)]
     yield "aten::quantile", [t(F64, 3, 4), t(F64, 2), 0, True, "lower"]
     yield "aten::nanquantile", [t(F32, 3, 4), t(F32), None, False, "midpoint"]
     for tensors in ([t(F32, 2), t(F32, 3)], [t(F32, 2, 1), t(I64, 2, 3)], [t(F32), t(F32, 2)], [t(F32, 2, 2),

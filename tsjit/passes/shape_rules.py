@@ -599,7 +599,7 @@ def _quantile(self: AbstractTensor, q: Any, dim: int | None = None, keepdim: Any
     else:
         need(0 <= q <= 1, "quantile() q must be in the range [0, 1]")
     need(interpolation in ("linear", "lower", "higher", "midpoint", "nearest"), "quantile(): bad interpolation")
-    need(numel(self.sizes) != 0 or dim is None, "quantile() input tensor must be non-empty")
+    need(numel(self.sizes) != 0, "quantile() input tensor must be non-empty")
     keep = known_bool(keepdim)
     if dim is None:
         sizes: Sizes = (1,) * len(self.sizes) if keep else ()

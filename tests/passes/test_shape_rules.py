@@ -331,6 +331,10 @@ def _added_nn_samples():
                                                      ((3, 6, 7), [3, 2], [1, 2], [1, 0], [2, 1]),
                                                      ((1, 2, 3, 3), [4, 4], [1, 1], [0, 0], [1, 1])):
         yield "aten::im2col", [t(F32, *shape), kernel, dilation, padding, stride]
+    for shape, size, kernel in (((1, 12, 12), [4, 5], [2, 2]), ((12, 12), [4, 5], [2, 2]),
+                                ((1, 12, 10), [4, 5], [2, 2]), ((1, 10, 12), [4, 5], [2, 2]),
+                                ((2, 18, 6), [4, 5], [3, 3])):
+        yield "aten::col2im", [t(F32, *shape), size, kernel, [1, 1], [0, 0], [1, 1]]
     for size, scales in (([3, 3, 3], None), (None, [1.5, 2.0, 0.5]), ([3, 3], None)):
         yield "aten::upsample_trilinear3d.vec", [t(F32, 2, 3, 4, 4, 4), size, True, scales]
     yield "aten::upsample_bilinear2d.vec", [t(F32, 2, 3, 4, 5), None, False, [2.0, 1.5]]

@@ -13,6 +13,7 @@ from tsjit.passes.shape_rules import (
     Decline,
     Sizes,
     broadcast,
+    contiguous_rule,
     need,
     numel,
     rule,
@@ -73,7 +74,7 @@ def _class_weight(input: AbstractTensor, weight: AbstractTensor | None) -> None:
         need(weight.dtype == input.dtype and weight.sizes in ((classes,), (None,)), "weight must have C elements")
 
 
-@rule("aten::nll_loss_forward")
+@contiguous_rule("aten::nll_loss_forward")
 def _nll_loss_forward(self: AbstractTensor, target: AbstractTensor, weight: AbstractTensor | None, reduction: int,
                       ignore_index: int) -> list[T.TensorType]:
     """The losses and the total weight of the counted targets (a number)."""

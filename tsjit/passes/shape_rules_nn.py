@@ -388,6 +388,27 @@ def _im2col(self: AbstractTensor, kernel_size: Any, dilation: Any, padding: Any,
     return tensor(self.dtype, self.sizes[:-3] + (columns, count))
 
 
+@rule("aten::col2im")
+def _col2im(self: AbstractTensor, output_size: Any, kernel_size: Any, dilation: Any, padding: Any, stride: Any
+            ) -> T.TensorType:
+    """im2col's inverse: (N, C * kh * kw, number of blocks) columns summed into (N, C, *output_size)."""
+    need_floating(self)
+    need(len(self.sizes) in (2, 3), "col2im expects a 2-D or 3-D input")
+    sizes = _expand_param(output_size, 2, "output_size")
+    kernels, dilations = _expand_param(kernel_size, 2, "kernel_size"), _expand_param(dilation, 2, "dilation")
+    paddings, strides = _expand_param(padding, 2, "padding"), _expand_param(stride, 2, "stride")
+    need(all(k > 0 for k in kernels) and all(d > 0 for d in dilations) and all(s > 0 for s in strides)
+         and all(p >= 0 for p in paddings) and all(size > 0 for size in sizes), "col2im: bad parameters")
+    columns, count = self.sizes[-2:]
+    need(columns is None or (columns != 0 and columns % (kernels[0] * kernels[1]) == 0),
+         "col2im: the input's columns are not a multiple of the kernel's size")
+    blocks = [_conv_size(size, k, s, p, d) for size, k, s, p, d in zip(sizes, kernels, strides, paddings, dilations)]
+    need(count is None or None in blocks or count == blocks[0] * blocks[1],  # type: ignore[operator]
+         "col2im: the number of blocks does not fit output_size")
+    channels = None if columns is None else columns // (kernels[0] * kernels[1])
+    return tensor(self.dtype, self.sizes[:-2] + (channels, *sizes))
+
+
 def _upsample_rule(dims: int):
     def upsample(input: AbstractTensor, output_size: list[int] | None, align_corners: Any,
                  scale_factors: list[float] | None) -> T.TensorType:

@@ -348,6 +348,18 @@ def _added_nn_samples():
     for input, grid, mode in (((2, 3, 5, 5), (2, 4, 6, 2), 0), ((2, 3, 4, 5, 5), (2, 2, 4, 6, 3), 1),
                               ((2, 3, 5, 5), (3, 4, 6, 2), 0), ((2, 3, 5, 5), (2, 4, 6, 3), 2)):
         yield "aten::grid_sampler", [t(F32, *input), t(F32, *grid), mode, 0, False]
+    lstm_params = [t(F32, 20, 3), t(F32, 20, 5), t(F32, 20), t(F32, 20)]
+    for shape, h, batch_first, bidirectional in (((4, 2, 3), (1, 2, 5), False, False),
+                                                 ((2, 4, 3), (1, 2, 5), True, False),
+                                                 ((4, 3), (1, 5), False, False), ((4, 2, 3), (2, 2, 5), False, True),
+                                                 ((4, 2, 4), (1, 2, 5), False, False),
+                                                 ((4, 2, 3), (1, 3, 5), False, False)):
+        yield "aten::lstm.input", [t(F32, *shape), [t(F32, *h), t(F32, *h)], lstm_params, True, 1, 0.0, False,
+                                   bidirectional, batch_first]
+        yield "aten::gru.input", [t(F32, *shape), t(F32, *h), [t(F32, 15, 3), t(F32, 15, 5)], False, 1, 0.0, False,
+                                  bidirectional, batch_first]
+        yield "aten::rnn_relu.input", [t(F32, *shape), t(F32, *h), [t(F32, 5, 3), t(F32, 5, 5)], False, 1, 0.0,
+                                       False, bidirectional, batch_first]
     for name in ("aten::mse_loss", "aten::l1_loss", "aten::kl_div"):
         for a, b, reduction in (((2, 3), (2, 3), 0), ((2, 3), (3,), 0), ((), (), 1), ((2, 3), (2, 3), 2),
                                 ((2, 3), (4, 3), 1)):
@@ -371,6 +383,10 @@ def _added_nn_samples():
 
 SAMPLES = [*_elementwise_samples(), *_reduction_samples(), *_view_samples(), *_indexing_samples(),
            *_factory_samples(), *_nn_samples(), *_added_samples()]
+
+
+# meta kernels that crash the process (a segmentation fault) on the made-up sizes the driver tries for unknown ones
+MADE_UP_SIZES_CRASH = {"aten::lstm.input", "aten::gru.input"}
 
 
 def _outcome(operator, arguments, use_rules):
@@ -406,6 +422,8 @@ def test_rules_agree_with_meta_kernels(known_sizes):
             answered += apply_rule(operator, arguments, len(operator.schema.returns)) is not None
         except Exception:
             answered += 1  # the rule says the operator fails
+        if not known_sizes and name in MADE_UP_SIZES_CRASH:
+            continue
         expected, actual = _outcome(operator, arguments, False), _outcome(operator, arguments, True)
         if expected == "fails" and not known_sizes:
             expected = _ranks_only(_outcome(operator, known, False))

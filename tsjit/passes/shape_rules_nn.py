@@ -471,6 +471,44 @@ def _grid_sampler(input: AbstractTensor, grid: AbstractTensor, interpolation_mod
     return tensor(dtype, input.sizes[:2] + grid.sizes[1:-1])
 
 
+# ---- recurrent layers --------------------------------------------------------------------------------------
+def _recurrent(input: AbstractTensor, states: list[AbstractTensor], params: list[AbstractTensor],
+               bidirectional: Any, batch_first: Any, ranks: tuple[int, ...] = (3,)) -> list[T.TensorType]:
+    """The outputs of every step, (L, N, H) ((N, L, H) batch first, (L, H) unbatched where `ranks` allow it),
+    and the last states, of the initial states' sizes (H: the first state's last size, the projection's for an
+    LSTM). One direction only."""
+    need_floating(input, *states, *params)
+    if len({t.dtype for t in (input, *states, *params)}) != 1 or not params or known_bool(bidirectional):
+        raise Decline  # mixed dtypes, and the parameter counts of two directions: the meta kernel checks them
+    rank = len(input.sizes)
+    need(rank in ranks and all(len(s.sizes) == rank for s in states), "RNN: input and hidden states' ranks")
+    need(len(params[0].sizes) == 2 and same_size(params[0].sizes[1], input.sizes[-1]),
+         "RNN: input.size(-1) must be equal to input_size")
+    batch = input.sizes[0] if known_bool(batch_first) and rank == 3 else input.sizes[1] if rank == 3 else 1
+    need(rank == 2 or all(same_size(s.sizes[1], batch) for s in states), "RNN: batch sizes differ")
+    return [tensor(input.dtype, input.sizes[:-1] + states[0].sizes[-1:]), *(like(s) for s in states)]
+
+
+@rule("aten::lstm.input")
+def _lstm(input: AbstractTensor, hx: list[AbstractTensor], params: list[AbstractTensor], has_biases: Any,
+          num_layers: int, dropout: Any, train: Any, bidirectional: Any, batch_first: Any) -> list[T.TensorType]:
+    need(len(hx) == 2, "lstm expects two hidden states")
+    return _recurrent(input, hx, params, bidirectional, batch_first)
+
+
+@rule("aten::gru.input")
+def _gru(input: AbstractTensor, hx: AbstractTensor, params: list[AbstractTensor], has_biases: Any,
+         num_layers: int, dropout: Any, train: Any, bidirectional: Any, batch_first: Any) -> list[T.TensorType]:
+    return _recurrent(input, [hx], params, bidirectional, batch_first)
+
+
+@rule("aten::rnn_tanh.input", "aten::rnn_relu.input")
+def _rnn(input: AbstractTensor, hx: AbstractTensor, params: list[AbstractTensor], has_biases: Any,
+         num_layers: int, dropout: Any, train: Any, bidirectional: Any, batch_first: Any) -> list[T.TensorType]:
+    """Unlike lstm and gru, these take unbatched (L, input_size) inputs too."""
+    return _recurrent(input, [hx], params, bidirectional, batch_first, ranks=(2, 3))
+
+
 # ---- similarity and losses -------------------------------------------------------------------------------
 @rule("aten::cosine_similarity")
 def _cosine_similarity(x1: AbstractTensor, x2: AbstractTensor, dim: int = 1, eps: Any = 1e-8) -> T.TensorType:

@@ -4,7 +4,8 @@
 op_db imports torch._dynamo, so that happens in a process of its own. `python dynamo_free_programs.py compile
 FILE` then, in a fresh process, scripts and compiles to linalg-on-tensors every program below, the demo's LSTM
 cell and FILE's op_db programs, and prints a JSON report: each program's outcome, and the first program after
-which torch._dynamo was in sys.modules (null if none).
+which torch._dynamo was in sys.modules (null if none). A program torch-mlir does not lower yet still has its
+types refined first, which is what may import torch._dynamo.
 """
 
 from __future__ import annotations
@@ -80,6 +81,15 @@ def loops(x: torch.Tensor, n: int):
     return torch.stack(pieces, 0).sum(0)
 
 
+def layouts(x: torch.Tensor, y: torch.Tensor):
+    """Elementwise operators, reductions and tril on a transposed matrix: results laid out as eager lays them."""
+    t = x.t()
+    a = torch.relu(t) + y
+    b = torch.where(a > 0.0, t * 2.0, y).tril()
+    c = torch.sigmoid(t).sum(1) + a.amax(0).mean()
+    return b.view(-1), c, (a - t).contiguous().view(-1)
+
+
 def _family_programs() -> dict[str, tuple[Any, list[Any]]]:
     torch.manual_seed(0)
     matrix, other = torch.randn(3, 4), torch.randn(3, 4)
@@ -92,6 +102,7 @@ def _family_programs() -> dict[str, tuple[Any, list[Any]]]:
         "convolutions": (convolutions, [torch.randn(1, 2, 8, 8), torch.randn(3, 2, 3, 3), torch.randn(3)]),
         "indexing": (indexing, [matrix, torch.tensor([2, 0])]),
         "loops": (loops, [matrix, 2]),
+        "layouts": (layouts, [matrix, torch.randn(4, 3)]),
     }
 
 

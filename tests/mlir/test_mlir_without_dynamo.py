@@ -3,8 +3,8 @@
 Most of PyTorch's meta kernels are Python, and their type promotion wrapper imports torch._dynamo on its first
 call; MLIR's type refinement therefore asks the shape rule tables first (tsjit/mlir/rule_results.py). A fresh
 process compiles to linalg-on-tensors a program per family of operators (elementwise, reductions, views, matrix
-products, convolution, indexing, loops), the demo's LSTM cell and a sample of op_db's programs, and must end
-without torch._dynamo loaded (dynamo_free_programs.py is the child's code).
+products, convolution, indexing, loops, transposed operands), the demo's LSTM cell and a sample of op_db's
+programs, and must end without torch._dynamo loaded (dynamo_free_programs.py is the child's code).
 """
 
 from __future__ import annotations
@@ -29,6 +29,21 @@ OPDB_SAMPLE = [
     "opdb:index_select", "opdb:gather", "opdb:masked_fill", "opdb:narrow", "opdb:tril", "opdb:isinf", "opdb:cumsum",
     "opdb:nn.functional.glu", "opdb:nn.functional.prelu", "opdb:nn.functional.logsigmoid", "opdb:remainder",
     "opdb:nn.functional.rms_norm", "opdb:dist",
+    # operators whose Python meta kernels imported torch._dynamo before they had shape rules, and (cholesky,
+    # eigh, lu_solve) elementwise operators and tril on transposed matrices
+    "opdb:_softmax_backward_data", "opdb:diag_embed", "opdb:diag", "opdb:fft.fftshift", "opdb:heaviside",
+    "opdb:hstack", "opdb:column_stack", "opdb:ldexp", "opdb:logit", "opdb:count_nonzero", "opdb:renorm",
+    "opdb:native_batch_norm", "opdb:native_group_norm", "opdb:nn.functional.cross_entropy",
+    "opdb:nn.functional.nll_loss", "opdb:nn.functional.mse_loss", "opdb:nn.functional.kl_div",
+    "opdb:nn.functional.grid_sample", "opdb:nn.functional.max_unpool3d", "opdb:nn.functional.normalize",
+    "opdb:nn.functional.pdist", "opdb:cholesky", "opdb:linalg.eigh", "opdb:linalg.lu_solve", "opdb:linalg.lstsq",
+]
+# the same, for programs torch-mlir does not lower yet: their types are refined (where torch._dynamo would load)
+# before torch-mlir fails
+REFINED_ONLY = [
+    "opdb:quantile", "opdb:nextafter", "opdb:nn.functional.multi_margin_loss", "opdb:linalg.cond",
+    "opdb:linalg.matrix_rank", "opdb:block_diag", "opdb:nn.functional.unfold",
+    "opdb:nn.functional.interpolate.trilinear",
 ]
 
 
@@ -39,12 +54,13 @@ def _run(*arguments: str) -> subprocess.CompletedProcess:
 
 def test_compiling_to_linalg_does_not_import_dynamo(tmp_path):
     programs = str(tmp_path / "opdb_programs.pt")
-    made = _run("opdb", programs, *OPDB_SAMPLE)
+    made = _run("opdb", programs, *OPDB_SAMPLE, *REFINED_ONLY)
     assert made.returncode == 0, made.stderr[-3000:]
     compiled = _run("compile", programs)
     assert compiled.returncode == 0, compiled.stderr[-3000:]
     report = json.loads(compiled.stdout.strip().splitlines()[-1])
-    failed = {name: outcome for name, outcome in report["outcomes"].items() if outcome != "ok"}
+    failed = {name: outcome for name, outcome in report["outcomes"].items()
+              if outcome != "ok" and name not in REFINED_ONLY}
     assert not failed, failed
-    assert len(report["outcomes"]) == len(OPDB_SAMPLE) + 9  # the families and the demo
+    assert len(report["outcomes"]) == len(OPDB_SAMPLE) + len(REFINED_ONLY) + 10  # the families and the demo
     assert report["first_importer"] is None, f"torch._dynamo was imported compiling {report['first_importer']}"

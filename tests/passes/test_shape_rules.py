@@ -14,7 +14,7 @@ from pass_case import check_pass
 
 from tsjit.ir.scalar_type import dtype_to_code
 from tsjit.ops.registry import find_operator
-from tsjit.passes import shape_rules_nn  # noqa: F401  (registers its rules)
+from tsjit.passes import shape_rules_linalg, shape_rules_losses, shape_rules_nn  # noqa: F401  (register rules)
 from tsjit.passes.shape_analysis import _without_sizes, apply_rule, output_types, propagate_shapes
 from tsjit.passes.shape_rules import RULES, AbstractTensor, UnknownBool, result_type
 
@@ -265,8 +265,128 @@ def _nn_samples():
                                                    t(F32, 16, 32), t(F32, 16), None, None]
 
 
+def _added_samples():
+    """The operators whose meta kernels are Python (they imported torch._dynamo on MLIR's path)."""
+    for a, b in ((t(F32, 2, 3), t(F32, 3)), (t(F64, 3), t(F32, 3)), (t(I64, 3), t(I64, 3)), (t(F32), t(F32, 2))):
+        yield "aten::nextafter", [a, b]
+        yield "aten::heaviside", [a, b]
+        yield "aten::ldexp.Tensor", [a, b]
+    yield "aten::ldexp.Tensor", [t(F32, 2, 3), t(I64, 3)]
+    yield "aten::ldexp.Tensor", [t(I32, 2, 3), t(BOOL)]
+    for dtype in (F32, I64, BOOL):
+        yield "aten::logit", [t(dtype, 2, 3), None]
+    for dim in (None, 1, -1, 2):
+        yield "aten::count_nonzero", [t(F32, 2, 3), dim]
+    yield "aten::count_nonzero.dim_IntList", [t(I64, 2, 3, 4), [0, 2]]
+    for name, q, dim, keepdim in itertools.product(("aten::quantile.scalar", "aten::nanquantile.scalar"),
+                                                   (0.5, 1.5), (None, 1, 3), (False, True)):
+        yield name, [t(F32, 2, 3, 4), q, dim, keepdim, "linear"]
+    yield "aten::quantile.scalar", [t(F32), 0.5, None, False, "linear"]
+    yield "aten::quantile.scalar", [t(I64, 3), 0.5, None, False, "linear"]
+    yield "aten::quantile.scalar", [t(F32, 0, 3), 0.5, None, False, "linear"]
+    yield "aten::heaviside", [t(BOOL, 3), t(BOOL, 3)]
+    yield "aten::quantile", [t(F64, 3, 4), t(F64, 2), 0, True, "lower"]
+    yield "aten::nanquantile", [t(F32, 3, 4), t(F32), None, False, "midpoint"]
+    for tensors in ([t(F32, 2), t(F32, 3)], [t(F32, 2, 1), t(I64, 2, 3)], [t(F32), t(F32, 2)], [t(F32, 2, 2),
+                                                                                              t(F32, 3, 2)]):
+        yield "aten::hstack", [tensors]
+        yield "aten::column_stack", [tensors]
+        yield "aten::block_diag", [tensors]
+    for shifts, dims in (([1], []), ([1, 2], [0, 1]), ([1], [2]), ([1, 2], [0])):
+        yield "aten::roll", [t(F32, 3, 4), shifts, dims]
+    for shape, diagonal in (((5,), 0), ((5,), -2), ((3, 4), 1), ((3, 4), -2), ((3, 4), 6), ((2, 3, 4), 0)):
+        yield "aten::diag", [t(F32, *shape), diagonal]
+    for shape, offset, dim1, dim2 in (((2, 3), 0, -2, -1), ((2, 3), 1, 0, 2), ((4,), -1, 1, 0), ((2, 3), 0, 1, 1)):
+        yield "aten::diag_embed", [t(F32, *shape), offset, dim1, dim2]
+    for name, p in (("aten::norm.ScalarOpt_dim", 1.0), ("aten::norm.ScalarOpt_dim", None)):
+        yield name, [t(F32, 2, 1, 4, 5), p, [2], True]
+    yield "aten::norm.Scalar", [t(F64, 3, 4), 3]
+    yield "aten::linalg_vector_norm", [t(F32, 0, 1), 2.0, [1], False, None]
+    yield "aten::linalg_vector_norm", [t(F32, 0, 3), 2.0, [0], False, None]
+    for shape, dim, p in (((3, 4, 5), 1, 2), ((3, 4), -1, 1.5), ((4,), 0, 2), ((3, 4), 2, 2), ((3, 4), 0, -1)):
+        yield "aten::renorm", [t(F32, *shape), p, dim, 0.5]
+    for shape, p in (((3, 3), None), ((2, 3, 4), None), ((3,), None), ((2, 3, 3), -2)):
+        yield "aten::linalg_cond", [t(F32, *shape), p]
+    for shape in ((3, 3), (2, 3, 4), (3,)):
+        yield "aten::linalg_matrix_rank.atol_rtol_tensor", [t(F32, *shape), None, None, False]
+        yield "aten::linalg_matrix_rank.atol_rtol_float", [t(F64, *shape), 0.1, None, True]
+    yield "aten::_softmax_backward_data", [t(F32, 5), t(F32, 5), 0, dtype_to_code(F32)]
+    yield "aten::_softmax_backward_data", [t(F32, 2, 5), t(F32, 2, 5), 2, dtype_to_code(F32)]
+    yield from _added_nn_samples()
+
+
+def _added_nn_samples():
+    x = t(F32, 4, 3, 5)
+    stats = [t(F32, 3), t(F32, 3), t(F32, 3), t(F32, 3)]
+    for training in (True, False):
+        yield "aten::native_batch_norm", [x, *stats, training, 0.1, 1e-5]
+        yield "aten::native_batch_norm", [x, None, None, None, None, training, 0.1, 1e-5]
+        yield "aten::_native_batch_norm_legit.no_stats", [x, None, None, training, 0.1, 1e-5]
+    yield "aten::native_batch_norm", [t(F32, 4, 2, 5), *stats, True, 0.1, 1e-5]
+    for shape, n, c, hw, group in (((2, 6, 3), 2, 6, 3, 3), ((1, 6, 3), 1, 6, 3, 2), ((2, 6, 3), 2, 6, 3, 4),
+                                   ((2, 6, 3, 2), 2, 6, 6, 1)):
+        yield "aten::native_group_norm", [t(F32, *shape), t(F32, c), None, n, c, hw, group, 1e-5]
+    for shape, kernel, dilation, padding, stride in (((2, 3, 5, 5), [2, 2], [1, 1], [0, 0], [1, 1]),
+                                                     ((0, 1, 5, 5), [2, 2], [1, 1], [0, 0], [1, 1]),
+                                                     ((3, 6, 7), [3, 2], [1, 2], [1, 0], [2, 1]),
+                                                     ((1, 2, 3, 3), [4, 4], [1, 1], [0, 0], [1, 1])):
+        yield "aten::im2col", [t(F32, *shape), kernel, dilation, padding, stride]
+    for shape, size, kernel in (((1, 12, 12), [4, 5], [2, 2]), ((12, 12), [4, 5], [2, 2]),
+                                ((1, 12, 10), [4, 5], [2, 2]), ((1, 10, 12), [4, 5], [2, 2]),
+                                ((2, 18, 6), [4, 5], [3, 3])):
+        yield "aten::col2im", [t(F32, *shape), size, kernel, [1, 1], [0, 0], [1, 1]]
+    for size, scales in (([3, 3, 3], None), (None, [1.5, 2.0, 0.5]), ([3, 3], None)):
+        yield "aten::upsample_trilinear3d.vec", [t(F32, 2, 3, 4, 4, 4), size, True, scales]
+    yield "aten::upsample_bilinear2d.vec", [t(F32, 2, 3, 4, 5), None, False, [2.0, 1.5]]
+    yield "aten::upsample_linear1d.vec", [t(F32, 2, 3, 4), [7], False, None]
+    yield "aten::upsample_bicubic2d.vec", [t(F32, 2, 3, 4, 5), [3, 8], True, None]
+    for shape, size in (((1, 2, 1, 1), [3, 1]), ((2, 3, 3), [6, 6]), ((2, 3, 4), [6])):
+        yield "aten::max_unpool2d", [t(F32, *shape), t(I64, *shape), size]
+    yield "aten::max_unpool2d", [t(F32, 2, 3, 3), t(I32, 2, 3, 3), [6, 6]]
+    for shape, size in (((1, 2, 1, 3, 2), [3, 6, 5]), ((2, 1, 3, 2), [2, 6, 4])):
+        yield "aten::max_unpool3d", [t(F32, *shape), t(I64, *shape), size, [2, 2, 2], [0, 0, 0]]
+    for input, grid, mode in (((2, 3, 5, 5), (2, 4, 6, 2), 0), ((2, 3, 4, 5, 5), (2, 2, 4, 6, 3), 1),
+                              ((2, 3, 5, 5), (3, 4, 6, 2), 0), ((2, 3, 5, 5), (2, 4, 6, 3), 2)):
+        yield "aten::grid_sampler", [t(F32, *input), t(F32, *grid), mode, 0, False]
+    lstm_params = [t(F32, 20, 3), t(F32, 20, 5), t(F32, 20), t(F32, 20)]
+    for shape, h, batch_first, bidirectional in (((4, 2, 3), (1, 2, 5), False, False),
+                                                 ((2, 4, 3), (1, 2, 5), True, False),
+                                                 ((4, 3), (1, 5), False, False), ((4, 2, 3), (2, 2, 5), False, True),
+                                                 ((4, 2, 4), (1, 2, 5), False, False),
+                                                 ((4, 2, 3), (1, 3, 5), False, False)):
+        yield "aten::lstm.input", [t(F32, *shape), [t(F32, *h), t(F32, *h)], lstm_params, True, 1, 0.0, False,
+                                   bidirectional, batch_first]
+        yield "aten::gru.input", [t(F32, *shape), t(F32, *h), [t(F32, 15, 3), t(F32, 15, 5)], False, 1, 0.0, False,
+                                  bidirectional, batch_first]
+        yield "aten::rnn_relu.input", [t(F32, *shape), t(F32, *h), [t(F32, 5, 3), t(F32, 5, 5)], False, 1, 0.0,
+                                       False, bidirectional, batch_first]
+    for name in ("aten::mse_loss", "aten::l1_loss", "aten::kl_div"):
+        for a, b, reduction in (((2, 3), (2, 3), 0), ((2, 3), (3,), 0), ((), (), 1), ((2, 3), (2, 3), 2),
+                                ((2, 3), (4, 3), 1)):
+            yield name, [t(F32, *a), t(F32, *b), reduction]
+    yield "aten::mse_loss", [t(F64, 3), t(F32, 3), 0]
+    for reduction in (0, 1):
+        yield "aten::poisson_nll_loss", [t(F32, 5), t(F32, 5), True, False, 1e-8, reduction]
+    for scores, target, reduction in (((2, 3), (2,), 0), ((2, 3), (2,), 1), ((3,), (), 0), ((2, 3, 4), (2, 4), 0),
+                                      ((2, 3), (3,), 0), ((2, 3, 4), (2, 4), 2)):
+        yield "aten::cross_entropy_loss", [t(F32, *scores), t(I64, *target), None, reduction, -100, 0.0]
+        if len(scores) <= 2:
+            yield "aten::nll_loss_forward", [t(F32, *scores), t(I64, *target), None, reduction, -100]
+        if len(scores) == 2:
+            yield "aten::multi_margin_loss", [t(F32, *scores), t(I64, *target), 1, 1.0, None, reduction]
+    yield "aten::cross_entropy_loss", [t(F32, 2, 3), t(F32, 2, 3), None, 0, -100, 0.1]
+    yield "aten::cross_entropy_loss", [t(F32, 2, 3, 4), t(F32, 2, 3, 4), t(F32, 3), 0, -100, 0.0]
+    yield "aten::nll_loss_forward", [t(F32, 2, 3), t(I64, 2), t(F32, 3), 1, -100]
+    for scores, target, reduction in (((), (), 0), ((3,), (), 1), ((3,), (1,), 0), ((3,), (2,), 0), ((0,), (), 0)):
+        yield "aten::multi_margin_loss", [t(F32, *scores), t(I64, *target), 1, 1.0, None, reduction]
+
+
 SAMPLES = [*_elementwise_samples(), *_reduction_samples(), *_view_samples(), *_indexing_samples(),
-           *_factory_samples(), *_nn_samples()]
+           *_factory_samples(), *_nn_samples(), *_added_samples()]
+
+
+# meta kernels that crash the process (a segmentation fault) on the made-up sizes the driver tries for unknown ones
+MADE_UP_SIZES_CRASH = {"aten::lstm.input", "aten::gru.input"}
 
 
 def _outcome(operator, arguments, use_rules):
@@ -302,6 +422,8 @@ def test_rules_agree_with_meta_kernels(known_sizes):
             answered += apply_rule(operator, arguments, len(operator.schema.returns)) is not None
         except Exception:
             answered += 1  # the rule says the operator fails
+        if not known_sizes and name in MADE_UP_SIZES_CRASH:
+            continue
         expected, actual = _outcome(operator, arguments, False), _outcome(operator, arguments, True)
         if expected == "fails" and not known_sizes:
             expected = _ranks_only(_outcome(operator, known, False))

@@ -8,8 +8,9 @@ every node's tensor outputs get the most refined type that holds for every call 
     %9 : Tensor = aten::t(%w)                  ->   %10 : Float(*, *) = aten::mm(%x, %9)
     %10 : Tensor = aten::mm(%x, %9)
 
-Each operator's output types come from its rule (shape_rules.py, shape_rules_nn.py: type promotion, broadcasting,
-views, matmul, convolution...), computed from what is known of the inputs; unknown sizes stay unknown. Operators
+Each operator's output types come from its rule (shape_rules.py, shape_rules_nn.py, shape_rules_losses.py,
+shape_rules_linalg.py: type promotion, broadcasting, views, matmul, convolution, losses...), computed from what is
+known of the inputs; unknown sizes stay unknown. Operators
 without a rule run on meta tensors (PyTorch's own shape functions, no data): every unknown size becomes a made-up
 one, twice with different made-up sizes (all 1 if those fail, say in a broadcast against a known size), and
 only what all runs agree on is kept: dtype and rank, and sizes when every input size was known. Unknown Scalar
@@ -45,7 +46,7 @@ from tsjit.ir.constants import constant_value, is_wrapped_number
 from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.symbols import Symbol, aten, prim
 from tsjit.ops.matching import find_operator_for_node
-from tsjit.passes import shape_rules_nn  # noqa: F401  (its rules register into RULES)
+from tsjit.passes import shape_rules_linalg, shape_rules_losses, shape_rules_nn  # noqa: F401  (rules register)
 from tsjit.passes.check_strict_fusion import is_strict_fusion
 from tsjit.passes.dead_code_elimination import SIDE_EFFECT_KINDS
 from tsjit.passes.shape_rules import RULES, AbstractTensor, Decline, DeviceArgument, UnknownBool

@@ -37,6 +37,12 @@ from tsjit.ir.scalar_type import code_to_dtype
 Sizes = tuple[int | None, ...]
 Rule = Callable[..., Any]
 RULES: dict[str, Rule] = {}
+# the operators TensorIterator computes: their results are laid out in the order of their inputs' strides
+# (`relu(x.t())` is transposed too), which mlir/rule_results.py reproduces
+TENSOR_ITERATOR_OPERATORS: set[str] = set()
+# the operators whose results are new contiguous tensors whatever their inputs' layout (reductions, matrix
+# products, `tril(x.t())`)
+CONTIGUOUS_RESULT_OPERATORS: set[str] = set()
 
 
 class AbstractTensor(NamedTuple):
@@ -72,6 +78,18 @@ def rule(*operators: str) -> Callable[[Rule], Rule]:
             RULES[name] = function
         return function
     return register
+
+
+def tensor_iterator_rule(*operators: str) -> Callable[[Rule], Rule]:
+    """`rule`, for operators TensorIterator computes (elementwise: their results follow their inputs' layout)."""
+    TENSOR_ITERATOR_OPERATORS.update(operators)
+    return rule(*operators)
+
+
+def contiguous_rule(*operators: str) -> Callable[[Rule], Rule]:
+    """`rule`, for operators whose results are contiguous whatever their inputs' layout."""
+    CONTIGUOUS_RESULT_OPERATORS.update(operators)
+    return rule(*operators)
 
 
 def tensor(dtype: torch.dtype, sizes: Sequence[int | None]) -> T.TensorType:
@@ -243,18 +261,20 @@ _FLOAT_UNARY = ("gelu", "silu", "hardswish", "hardsigmoid", "elu", "selu", "celu
                 "mish", "hardtanh", "log_sigmoid", "hardshrink", "softshrink", "tanhshrink")
 _DROPOUTS = ("dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout")
 
+_COPIES = ("clone", "contiguous", "detach", "alias", "lift_fresh")  # `self` or its copy: bool tensors too
+
 for _name in _INT_TO_FLOAT_UNARY:
-    rule(f"aten::{_name}", f"aten::{_name}_")(_unary(int_to_float))
+    tensor_iterator_rule(f"aten::{_name}")(_unary(int_to_float))
     # in place, an int tensor cannot hold the float result
     RULES[f"aten::{_name}_"] = _unary(_floating_only)
 for _name in _SAME_UNARY:
-    rule(f"aten::{_name}")(_unary(_same, allow_bool=_name in ("clone", "contiguous", "detach", "alias",
-                                                              "lift_fresh")))
-for _name in _FLOAT_UNARY:
-    rule(f"aten::{_name}")(_unary(_floating_only))
+    (rule if _name in (*_COPIES, "positive") else tensor_iterator_rule)(f"aten::{_name}")(
+        _unary(_same, allow_bool=_name in _COPIES))
+for _name in _FLOAT_UNARY:  # (log_sigmoid's result is contiguous, not laid out by TensorIterator)
+    (rule if _name == "log_sigmoid" else tensor_iterator_rule)(f"aten::{_name}")(_unary(_floating_only))
 for _name in _DROPOUTS:
     rule(f"aten::{_name}")(_unary(_floating_only))
-rule("aten::abs")(_unary(complex_to_float, allow_bool=False))
+tensor_iterator_rule("aten::abs")(_unary(complex_to_float, allow_bool=False))
 rule("aten::relu_", "aten::neg_", "aten::clamp_min_", "aten::hardtanh_", "aten::leaky_relu_", "aten::silu_",
      "aten::dropout_", "aten::gelu_")(_unary(_floating_only))
 
@@ -302,7 +322,7 @@ _BINARY_KINDS = {"add": (_same, True), "mul": (_same, True), "sub": (_same, Fals
 _BINARY_KINDS.update({"remainder": (_same, False), "fmod": (_same, False), "floor_divide": (_same, False)})
 for _name, (_kind, _bools) in _BINARY_KINDS.items():
     _rule = _binary(_kind, _bools)
-    rule(f"aten::{_name}.Tensor", f"aten::{_name}.Scalar", f"aten::{_name}")(_rule)
+    tensor_iterator_rule(f"aten::{_name}.Tensor", f"aten::{_name}.Scalar", f"aten::{_name}")(_rule)
     rule(f"aten::{_name}_.Tensor", f"aten::{_name}_.Scalar", f"aten::{_name}_")(_in_place(_rule))
 
 
@@ -312,8 +332,8 @@ def _real_to_bool(dtype: torch.dtype) -> torch.dtype:
     return torch.bool
 
 
-rule("aten::isnan", "aten::isinf", "aten::isfinite", "aten::logical_not")(_unary(_always_bool))
-rule("aten::isposinf", "aten::isneginf", "aten::signbit")(_unary(_real_to_bool))
+tensor_iterator_rule("aten::isnan", "aten::isinf", "aten::isfinite", "aten::logical_not")(_unary(_always_bool))
+tensor_iterator_rule("aten::isposinf", "aten::isneginf", "aten::signbit")(_unary(_real_to_bool))
 
 
 def _real_int_to_float(dtype: torch.dtype) -> torch.dtype:
@@ -322,19 +342,19 @@ def _real_int_to_float(dtype: torch.dtype) -> torch.dtype:
     return int_to_float(dtype)
 
 
-rule("aten::sgn")(_unary(_same))
-rule("aten::square")(_unary(_same, allow_bool=False))  # a bool tensor squares to int64
-rule("aten::rad2deg", "aten::deg2rad")(_unary(_real_int_to_float))
+tensor_iterator_rule("aten::sgn")(_unary(_same))
+tensor_iterator_rule("aten::square")(_unary(_same, allow_bool=False))  # a bool tensor squares to int64
+tensor_iterator_rule("aten::rad2deg", "aten::deg2rad")(_unary(_real_int_to_float))
 
 
-@rule("aten::float_power.Tensor_Tensor", "aten::float_power.Tensor_Scalar")
+@tensor_iterator_rule("aten::float_power.Tensor_Tensor", "aten::float_power.Tensor_Scalar")
 def _float_power(self: AbstractTensor, exponent: Any) -> T.TensorType:
     """Computed in double precision: float64, or complex128 when an operand is complex."""
     complex_ = self.dtype.is_complex or _dtype_of(exponent) in _REAL_OF or isinstance(exponent, complex)
     return elementwise(lambda _: torch.complex128 if complex_ else torch.float64, self, exponent)
 
 
-@rule("aten::polar")
+@tensor_iterator_rule("aten::polar")
 def _polar(abs: AbstractTensor, angle: AbstractTensor) -> T.TensorType:
     """A complex tensor from magnitudes and angles of one real floating dtype."""
     if abs.dtype != angle.dtype or abs.dtype not in _COMPLEX_OF:
@@ -342,34 +362,34 @@ def _polar(abs: AbstractTensor, angle: AbstractTensor) -> T.TensorType:
     return tensor(_COMPLEX_OF[abs.dtype], broadcast(abs.sizes, angle.sizes))
 
 
-@rule("aten::threshold")
+@tensor_iterator_rule("aten::threshold")
 def _threshold(self: AbstractTensor, threshold: Any, value: Any) -> T.TensorType:
     if self.dtype is torch.bool:
         raise Decline
     return like(self)
 
 
-@rule("aten::tril", "aten::triu")
+@contiguous_rule("aten::tril", "aten::triu")
 def _triangle(self: AbstractTensor, diagonal: int = 0) -> T.TensorType:
     need(len(self.sizes) >= 2, "tril/triu: input tensor must have at least 2 dimensions")
     return like(self)
 
 
-@rule("aten::div.Tensor_mode", "aten::div.Scalar_mode")
+@tensor_iterator_rule("aten::div.Tensor_mode", "aten::div.Scalar_mode")
 def _divide_with_mode(self: Any, other: Any, rounding_mode: str | None) -> T.TensorType:
     if torch.bool in (_dtype_of(self), _dtype_of(other)):
         raise Decline
     return elementwise(int_to_float if rounding_mode is None else _same, self, other)
 
 
-@rule("aten::rsub.Tensor", "aten::rsub.Scalar")
+@tensor_iterator_rule("aten::rsub.Tensor", "aten::rsub.Scalar")
 def _reverse_subtract(self: Any, other: Any, alpha: Any = 1) -> T.TensorType:
     return _binary(_same, allow_bool=False)(self, other)
 
 
-rule("aten::max.other", "aten::min.other")(_binary(_same))
-rule("aten::fmax", "aten::fmin")(_binary(_same, allow_bool=False))
-rule("aten::logaddexp", "aten::logaddexp2")(_binary(_floating_only, allow_bool=False))
+tensor_iterator_rule("aten::max.other", "aten::min.other")(_binary(_same))
+tensor_iterator_rule("aten::fmax", "aten::fmin")(_binary(_same, allow_bool=False))
+tensor_iterator_rule("aten::logaddexp", "aten::logaddexp2")(_binary(_floating_only, allow_bool=False))
 
 
 @rule("aten::isclose")
@@ -379,14 +399,15 @@ def _isclose(self: AbstractTensor, other: AbstractTensor, *tolerances: Any) -> T
     return tensor(torch.bool, broadcast(self.sizes, other.sizes))
 
 
-@rule("aten::pow.Tensor_Tensor", "aten::pow.Tensor_Scalar", "aten::pow.Scalar")
+@rule("aten::pow.Scalar")  # (a contiguous result, not TensorIterator's layout)
+@tensor_iterator_rule("aten::pow.Tensor_Tensor", "aten::pow.Tensor_Scalar")
 def _power(self: Any, exponent: Any) -> T.TensorType:
     if torch.bool in (_dtype_of(self), _dtype_of(exponent)):
         raise Decline
     return elementwise(_same, self, exponent)
 
 
-@rule("aten::where.self", "aten::where.ScalarOther", "aten::where.ScalarSelf", "aten::where.Scalar")
+@tensor_iterator_rule("aten::where.self", "aten::where.ScalarOther", "aten::where.ScalarSelf", "aten::where.Scalar")
 def _where(condition: AbstractTensor, self: Any, other: Any) -> T.TensorType:
     need(condition.dtype in (torch.bool, torch.uint8), "where expects a boolean condition")
     return tensor(result_type(self, other), broadcast(*shapes_of(condition, self, other)))
@@ -402,7 +423,7 @@ def _masked_fill(self: AbstractTensor, mask: AbstractTensor, value: Any) -> T.Te
     return like(self)
 
 
-@rule("aten::clamp", "aten::clamp.Tensor")
+@tensor_iterator_rule("aten::clamp", "aten::clamp.Tensor")
 def _clamp(self: AbstractTensor, low: Any = None, high: Any = None) -> T.TensorType:
     need(low is not None or high is not None, "clamp needs a min or a max")
     if self.dtype is torch.bool:
@@ -410,9 +431,27 @@ def _clamp(self: AbstractTensor, low: Any = None, high: Any = None) -> T.TensorT
     return elementwise(_same, self, low, high)
 
 
-@rule("aten::clamp_min", "aten::clamp_max")
+@tensor_iterator_rule("aten::clamp_min", "aten::clamp_max")
 def _clamp_one_side(self: AbstractTensor, bound: Any) -> T.TensorType:
     return _clamp(self, bound)
+
+
+tensor_iterator_rule("aten::nextafter")(_binary(_floating_only, allow_bool=False))
+rule("aten::logit")(_unary(int_to_float))
+
+
+@tensor_iterator_rule("aten::heaviside")
+def _heaviside(self: AbstractTensor, values: AbstractTensor) -> T.TensorType:
+    if self.dtype != values.dtype or self.dtype.is_complex:
+        raise Decline  # heaviside refuses mixed dtypes and complex tensors: the meta kernel says how
+    return elementwise(_same, self, values)
+
+
+@rule("aten::ldexp.Tensor")
+def _ldexp(self: AbstractTensor, other: AbstractTensor) -> T.TensorType:
+    """`self * 2.0 ** other`: the power is floating (of other's dtype or the default), then promoted with self."""
+    power = AbstractTensor(int_to_float(other.dtype), other.device, other.sizes)
+    return elementwise(_same, self, power)
 
 
 # ---- reductions --------------------------------------------------------------------------------------------
@@ -430,17 +469,17 @@ def _sum_dtype(dtype: torch.dtype) -> torch.dtype:
     return torch.int64 if not (dtype.is_floating_point or dtype.is_complex) else dtype
 
 
-@rule("aten::sum")
+@contiguous_rule("aten::sum")
 def _sum_all(self: AbstractTensor, dtype: Any = None) -> T.TensorType:
     return tensor(dtype_argument(dtype, _sum_dtype(self.dtype)), ())
 
 
-@rule("aten::sum.dim_IntList")
+@contiguous_rule("aten::sum.dim_IntList")
 def _sum(self: AbstractTensor, dim: list[int] | None, keepdim: Any = False, dtype: Any = None) -> T.TensorType:
     return tensor(dtype_argument(dtype, _sum_dtype(self.dtype)), reduced(self.sizes, dim, known_bool(keepdim)))
 
 
-@rule("aten::mean.dim")
+@contiguous_rule("aten::mean.dim")
 def _mean(self: AbstractTensor, dim: list[int] | None, keepdim: Any = False, dtype: Any = None) -> T.TensorType:
     result = dtype_argument(dtype, self.dtype)
     need_floating(self)
@@ -448,30 +487,30 @@ def _mean(self: AbstractTensor, dim: list[int] | None, keepdim: Any = False, dty
     return tensor(result, reduced(self.sizes, dim, known_bool(keepdim)))
 
 
-@rule("aten::mean")
+@contiguous_rule("aten::mean")
 def _mean_all(self: AbstractTensor, dtype: Any = None) -> T.TensorType:
     return _mean(self, None, False, dtype)
 
 
-@rule("aten::amax", "aten::amin")
+@contiguous_rule("aten::amax", "aten::amin")
 def _extremum(self: AbstractTensor, dim: list[int] = (), keepdim: Any = False) -> T.TensorType:  # type: ignore
     return tensor(self.dtype, reduced(self.sizes, list(dim), known_bool(keepdim)))
 
 
-@rule("aten::max.dim", "aten::min.dim")
+@contiguous_rule("aten::max.dim", "aten::min.dim")
 def _extremum_with_indices(self: AbstractTensor, dim: int, keepdim: Any = False) -> list[T.TensorType]:
     sizes = reduced(self.sizes, [dim], known_bool(keepdim))
     return [tensor(self.dtype, sizes), tensor(torch.int64, sizes)]
 
 
-@rule("aten::argmax", "aten::argmin")
+@contiguous_rule("aten::argmax", "aten::argmin")
 def _argument_extremum(self: AbstractTensor, dim: int | None = None, keepdim: Any = False) -> T.TensorType:
     if dim is None:
         return tensor(torch.int64, (1,) * len(self.sizes) if known_bool(keepdim) else ())
     return tensor(torch.int64, reduced(self.sizes, [dim], known_bool(keepdim)))
 
 
-@rule("aten::any", "aten::all", "aten::any.dim", "aten::all.dim", "aten::any.dims", "aten::all.dims")
+@contiguous_rule("aten::any", "aten::all", "aten::any.dim", "aten::all.dim", "aten::any.dims", "aten::all.dims")
 def _any(self: AbstractTensor, dim: int | list[int] | None = None, keepdim: Any = False) -> T.TensorType:
     """Whether any (all) elements are true: bool, but uint8 for uint8 inputs. Unlike sum's, an empty list of
     dims reduces none."""
@@ -484,17 +523,21 @@ def _any(self: AbstractTensor, dim: int | list[int] | None = None, keepdim: Any 
     return tensor(dtype, reduced(self.sizes, dims, known_bool(keepdim)))
 
 
-@rule("aten::cumsum", "aten::cumprod")
+@contiguous_rule("aten::cumsum", "aten::cumprod")
 def _cumulative(self: AbstractTensor, dim: int, dtype: Any = None) -> T.TensorType:
     wrap_dim(dim, len(self.sizes))
     return like(self, dtype_argument(dtype, _sum_dtype(self.dtype)))
 
 
-@rule("aten::linalg_vector_norm")
+@contiguous_rule("aten::linalg_vector_norm", "aten::norm.Scalar", "aten::norm.ScalarOpt_dim")
 def _vector_norm(self: AbstractTensor, ord: Any = 2, dim: list[int] | None = None, keepdim: Any = False,
                  dtype: Any = None) -> T.TensorType:
-    if dtype is not None or not (self.dtype.is_floating_point or self.dtype.is_complex) or numel(self.sizes) == 0:
-        raise Decline  # a dtype argument's checks, and norms of empty tensors, are the meta kernel's
+    """The vector norm over `dim` (all dimensions when None or empty), real for complex tensors; torch.norm's
+    `p=None` is the 2-norm."""
+    if dtype is not None or not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise Decline  # a dtype argument's checks are the meta kernel's
+    if numel(self.sizes) == 0 and not (isinstance(ord, int | float) and 0 <= ord < math.inf):
+        raise Decline  # an empty tensor's inf and negative norms fail where a reduced dimension is empty
     if dim and len({wrap_dim(d, len(self.sizes)) for d in dim}) != len(dim):
         raise Decline  # repeated dims: the meta kernel accepts them or not depending on the sizes
     return tensor(complex_to_float(self.dtype), reduced(self.sizes, dim, known_bool(keepdim)))
@@ -522,9 +565,9 @@ def _variance_rules(name: str, with_mean: bool) -> None:
                   keepdim: Any = False) -> Any:
         return _variance(self, dim, keepdim, with_mean)
 
-    rule(f"aten::{name}")(whole)
-    rule(f"aten::{name}.dim")(by_dim)
-    rule(f"aten::{name}.correction")(corrected)
+    contiguous_rule(f"aten::{name}")(whole)
+    contiguous_rule(f"aten::{name}.dim")(by_dim)
+    contiguous_rule(f"aten::{name}.correction")(corrected)
 
 
 for _name in ("var", "std"):
@@ -532,11 +575,38 @@ for _name in ("var", "std"):
     _variance_rules(f"{_name}_mean", with_mean=True)
 
 
-@rule("aten::softmax.int", "aten::log_softmax.int", "aten::_safe_softmax")
+@contiguous_rule("aten::softmax.int", "aten::log_softmax.int", "aten::_safe_softmax")
 def _softmax(self: AbstractTensor, dim: int, dtype: Any = None) -> T.TensorType:
     need_floating(self)
     wrap_dim(dim, len(self.sizes))
     return like(self, dtype_argument(dtype, self.dtype))
+
+
+@contiguous_rule("aten::count_nonzero", "aten::count_nonzero.dim_IntList")
+def _count_nonzero(self: AbstractTensor, dim: int | list[int] | None = None) -> T.TensorType:
+    dims = [dim] if isinstance(dim, int) else dim
+    return tensor(torch.int64, reduced(self.sizes, dims, False))
+
+
+@contiguous_rule("aten::quantile", "aten::quantile.scalar", "aten::nanquantile", "aten::nanquantile.scalar")
+def _quantile(self: AbstractTensor, q: Any, dim: int | None = None, keepdim: Any = False,
+              interpolation: str = "linear") -> T.TensorType:
+    """The q-th quantiles over `dim` (over all elements, flattened, when None); a vector of q adds a first
+    dimension."""
+    need(self.dtype in (torch.float32, torch.float64), "quantile() input tensor must be either float or double")
+    if isinstance(q, AbstractTensor):
+        need(len(q.sizes) <= 1 and q.dtype == self.dtype, "quantile() q must be a scalar or 1D of input's dtype")
+    else:
+        need(0 <= q <= 1, "quantile() q must be in the range [0, 1]")
+    need(interpolation in ("linear", "lower", "higher", "midpoint", "nearest"), "quantile(): bad interpolation")
+    need(numel(self.sizes) != 0, "quantile() input tensor must be non-empty")
+    keep = known_bool(keepdim)
+    if dim is None:
+        sizes: Sizes = (1,) * len(self.sizes) if keep else ()
+    else:
+        sizes = reduced(self.sizes, [dim], keep)
+    leading = q.sizes if isinstance(q, AbstractTensor) else ()
+    return tensor(self.dtype, leading + sizes)
 
 
 # ---- views and reshapes ------------------------------------------------------------------------------------
@@ -802,6 +872,35 @@ def _stack(tensors: list[AbstractTensor], dim: int = 0) -> T.TensorType:
         sizes.append(known.pop() if known and all(t.sizes[i] is not None for t in tensors) else None)
     sizes.insert(position, len(tensors))
     return tensor(result_type(*tensors), sizes)
+
+
+def _at_least_1d(tensor_: AbstractTensor) -> AbstractTensor:
+    return tensor_ if tensor_.sizes else AbstractTensor(tensor_.dtype, tensor_.device, (1,))
+
+
+@rule("aten::hstack")
+def _hstack(tensors: list[AbstractTensor]) -> T.TensorType:
+    """Concatenated along the columns (along the only dimension when the first is a vector)."""
+    need(len(tensors) > 0, "hstack expects a non-empty TensorList")
+    pieces = [_at_least_1d(t) for t in tensors]
+    return _cat(pieces, 0 if len(pieces[0].sizes) == 1 else 1)
+
+
+@rule("aten::column_stack")
+def _column_stack(tensors: list[AbstractTensor]) -> T.TensorType:
+    """Numbers and vectors as columns, then concatenated along the columns."""
+    need(len(tensors) > 0, "column_stack expects a non-empty TensorList")
+    columns = [AbstractTensor(t.dtype, t.device, (numel(t.sizes), 1)) if len(t.sizes) <= 1 else t for t in tensors]
+    return _cat(columns, 1)
+
+
+@rule("aten::roll")
+def _roll(self: AbstractTensor, shifts: list[int], dims: Sequence[int] = ()) -> T.TensorType:
+    need(len(shifts) > 0, "`shifts` required")
+    need(len(shifts) == len(dims) or (not dims and len(shifts) == 1), "shifts and dimensions must align")
+    for dim in dims:
+        wrap_dim(dim, len(self.sizes))
+    return like(self)
 
 
 # ---- conversions and factories -----------------------------------------------------------------------------

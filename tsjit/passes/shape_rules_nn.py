@@ -3,6 +3,7 @@ normalization, attention (the table and its conventions are in shape_rules.py; t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,10 +15,13 @@ from tsjit.passes.shape_rules import (
     Decline,
     Sizes,
     broadcast,
+    contiguous_rule,
+    dtype_argument,
     known_bool,
     like,
     need,
     need_floating,
+    numel,
     result_type,
     rule,
     same_size,
@@ -41,14 +45,14 @@ def _contract(a: int | None, b: int | None) -> None:
 
 
 # ---- matrix products ---------------------------------------------------------------------------------------
-@rule("aten::mm")
+@contiguous_rule("aten::mm")
 def _mm(self: AbstractTensor, mat2: AbstractTensor) -> T.TensorType:
     need(len(self.sizes) == 2 and len(mat2.sizes) == 2, "mm expects 2-D tensors")
     _contract(self.sizes[1], mat2.sizes[0])
     return tensor(_same_dtypes(self, mat2), (self.sizes[0], mat2.sizes[1]))
 
 
-@rule("aten::bmm")
+@contiguous_rule("aten::bmm")
 def _bmm(self: AbstractTensor, mat2: AbstractTensor) -> T.TensorType:
     need(len(self.sizes) == 3 and len(mat2.sizes) == 3, "bmm expects 3-D tensors")
     need(same_size(self.sizes[0], mat2.sizes[0]), "bmm: batch sizes differ")
@@ -66,12 +70,12 @@ def _added(self: AbstractTensor, product: T.TensorType) -> T.TensorType:
     return product
 
 
-@rule("aten::addmm")
+@contiguous_rule("aten::addmm")
 def _addmm(self: AbstractTensor, mat1: AbstractTensor, mat2: AbstractTensor, *scales: Any) -> T.TensorType:
     return _added(self, _mm(mat1, mat2))
 
 
-@rule("aten::baddbmm")
+@contiguous_rule("aten::baddbmm")
 def _baddbmm(self: AbstractTensor, batch1: AbstractTensor, batch2: AbstractTensor, *scales: Any) -> T.TensorType:
     return _added(self, _bmm(batch1, batch2))
 
@@ -128,7 +132,7 @@ def _bilinear(input1: AbstractTensor, input2: AbstractTensor, weight: AbstractTe
     return tensor(dtype, input1.sizes[:-1] + weight.sizes[:1])
 
 
-@rule("aten::linear")
+@contiguous_rule("aten::linear")
 def _linear(input: AbstractTensor, weight: AbstractTensor, bias: AbstractTensor | None = None) -> T.TensorType:
     need(len(input.sizes) > 0 and 1 <= len(weight.sizes) <= 2, "linear: bad ranks")
     dtype = _same_dtypes(input, weight, bias)
@@ -287,6 +291,43 @@ def _native_layer_norm(input: AbstractTensor, normalized_shape: list[int], weigh
     return [output, statistics, statistics]
 
 
+def _batch_statistics(input: AbstractTensor, training: Any) -> T.TensorType:
+    """The saved mean and inverse deviation per channel, in training mode. In evaluation mode eager saves empty
+    tensors and the meta kernel per-channel ones: the rule does not choose."""
+    if not known_bool(training):
+        raise Decline
+    return tensor(input.dtype, input.sizes[1:2])
+
+
+@rule("aten::native_batch_norm", "aten::_native_batch_norm_legit")
+def _native_batch_norm(input: AbstractTensor, weight: AbstractTensor | None, bias: AbstractTensor | None,
+                       running_mean: AbstractTensor | None, running_var: AbstractTensor | None, training: Any,
+                       momentum: Any, eps: Any) -> list[T.TensorType]:
+    output = _batch_norm(input, weight, bias, running_mean, running_var)
+    statistics = _batch_statistics(input, training)
+    return [output, statistics, statistics]
+
+
+@rule("aten::_native_batch_norm_legit.no_stats")
+def _native_batch_norm_without_stats(input: AbstractTensor, weight: AbstractTensor | None,
+                                     bias: AbstractTensor | None, training: Any, momentum: Any, eps: Any
+                                     ) -> list[T.TensorType]:
+    return _native_batch_norm(input, weight, bias, None, None, training, momentum, eps)
+
+
+@rule("aten::native_group_norm")
+def _native_group_norm(input: AbstractTensor, weight: AbstractTensor | None, bias: AbstractTensor | None,
+                       N: int, C: int, HxW: int, group: int, eps: Any) -> list[T.TensorType]:
+    """group_norm's result, and the mean and reciprocal deviation per sample and group."""
+    output = _group_norm(input, group)
+    need(input.sizes[:2] == (N, C) or None in input.sizes[:2], "native_group_norm: N and C do not fit the input")
+    need(numel(input.sizes) is None or numel(input.sizes) == N * C * HxW, "native_group_norm: bad HxW")
+    for parameter in (weight, bias):
+        need(parameter is None or parameter.sizes in ((C,), (None,)), "native_group_norm: bad parameter size")
+    statistics = tensor(input.dtype, (N, group))
+    return [output, statistics, statistics]
+
+
 @rule("aten::rms_norm")
 def _rms_norm(input: AbstractTensor, normalized_shape: list[int], weight: AbstractTensor | None = None,
               eps: Any = None) -> T.TensorType:
@@ -315,6 +356,157 @@ def _glu(self: AbstractTensor, dim: int = -1) -> T.TensorType:
     sizes = list(self.sizes)
     sizes[position] = None if size is None else size // 2
     return tensor(self.dtype, sizes)
+
+
+@rule("aten::_softmax_backward_data")
+def _softmax_backward(grad_output: AbstractTensor, output: AbstractTensor, dim: int, input_dtype: Any
+                      ) -> T.TensorType:
+    need_floating(grad_output, output)
+    if dtype_argument(input_dtype, grad_output.dtype) != grad_output.dtype or output.sizes != grad_output.sizes:
+        raise Decline  # a half-precision input's gradient and mismatched sizes: the meta kernel decides
+    wrap_dim(dim, len(grad_output.sizes))
+    return like(grad_output)
+
+
+# ---- resampling: unfolding, interpolation, unpooling, grid sampling ------------------------------------------
+@rule("aten::im2col")
+def _im2col(self: AbstractTensor, kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> T.TensorType:
+    """Sliding (kh, kw) blocks as columns: (N, C * kh * kw, number of blocks), N absent for a 3-D input."""
+    need_floating(self)
+    need(len(self.sizes) in (3, 4), "im2col expects a 3-D or 4-D input")
+    kernels, dilations = _expand_param(kernel_size, 2, "kernel_size"), _expand_param(dilation, 2, "dilation")
+    paddings, strides = _expand_param(padding, 2, "padding"), _expand_param(stride, 2, "stride")
+    need(all(k > 0 for k in kernels) and all(d > 0 for d in dilations) and all(s > 0 for s in strides)
+         and all(p >= 0 for p in paddings), "im2col: bad parameters")
+    channels = self.sizes[-3]
+    need(channels != 0 and all(size != 0 for size in self.sizes[-2:]), "im2col: empty input")
+    blocks = [_conv_size(size, k, s, p, d) for size, k, s, p, d
+              in zip(self.sizes[-2:], kernels, strides, paddings, dilations)]
+    need(all(b is None or b > 0 for b in blocks), "im2col: the kernel does not fit the input")
+    columns = None if channels is None else channels * kernels[0] * kernels[1]
+    count = None if None in blocks else blocks[0] * blocks[1]  # type: ignore[operator]
+    return tensor(self.dtype, self.sizes[:-3] + (columns, count))
+
+
+@rule("aten::col2im")
+def _col2im(self: AbstractTensor, output_size: Any, kernel_size: Any, dilation: Any, padding: Any, stride: Any
+            ) -> T.TensorType:
+    """im2col's inverse: (N, C * kh * kw, number of blocks) columns summed into (N, C, *output_size)."""
+    need_floating(self)
+    need(len(self.sizes) in (2, 3), "col2im expects a 2-D or 3-D input")
+    sizes = _expand_param(output_size, 2, "output_size")
+    kernels, dilations = _expand_param(kernel_size, 2, "kernel_size"), _expand_param(dilation, 2, "dilation")
+    paddings, strides = _expand_param(padding, 2, "padding"), _expand_param(stride, 2, "stride")
+    need(all(k > 0 for k in kernels) and all(d > 0 for d in dilations) and all(s > 0 for s in strides)
+         and all(p >= 0 for p in paddings) and all(size > 0 for size in sizes), "col2im: bad parameters")
+    columns, count = self.sizes[-2:]
+    need(columns is None or (columns != 0 and columns % (kernels[0] * kernels[1]) == 0),
+         "col2im: the input's columns are not a multiple of the kernel's size")
+    blocks = [_conv_size(size, k, s, p, d) for size, k, s, p, d in zip(sizes, kernels, strides, paddings, dilations)]
+    need(count is None or None in blocks or count == blocks[0] * blocks[1],  # type: ignore[operator]
+         "col2im: the number of blocks does not fit output_size")
+    channels = None if columns is None else columns // (kernels[0] * kernels[1])
+    return tensor(self.dtype, self.sizes[:-2] + (channels, *sizes))
+
+
+def _upsample_rule(dims: int):
+    def upsample(input: AbstractTensor, output_size: list[int] | None, align_corners: Any,
+                 scale_factors: list[float] | None) -> T.TensorType:
+        """The batch and channels kept, the spatial sizes given, or scaled (rounded down)."""
+        need_floating(input)
+        need(len(input.sizes) == dims + 2, "upsample: input has the wrong number of dimensions")
+        need((output_size is None) != (scale_factors is None), "upsample: give output_size or scale_factors")
+        if output_size is None:
+            need(len(scale_factors) == dims, "upsample: one scale factor per spatial dimension")  # type: ignore
+            output_size = [None if size is None else math.floor(size * scale)  # type: ignore[misc]
+                           for size, scale in zip(input.sizes[2:], scale_factors)]  # type: ignore[arg-type]
+        need(len(output_size) == dims and all(s is None or s > 0 for s in output_size), "upsample: bad sizes")
+        need(all(size != 0 for size in input.sizes[1:]), "upsample: empty input")
+        return tensor(input.dtype, input.sizes[:2] + tuple(output_size))
+    return upsample
+
+
+rule("aten::upsample_linear1d.vec")(_upsample_rule(1))
+rule("aten::upsample_bilinear2d.vec", "aten::upsample_bicubic2d.vec")(_upsample_rule(2))
+rule("aten::upsample_trilinear3d.vec")(_upsample_rule(3))
+
+
+def _max_unpool(dims: int, self: AbstractTensor, indices: AbstractTensor, output_size: list[int]) -> T.TensorType:
+    """The pooled values scattered into (N, C, *output_size), N absent for an unbatched input."""
+    need_floating(self)
+    need(indices.dtype is torch.int64, "max_unpool: indices must be int64")
+    need(len(self.sizes) in (dims + 1, dims + 2), "max_unpool: input has the wrong number of dimensions")
+    need(len(output_size) == dims, "max_unpool: output_size has the wrong length")
+    need(len(indices.sizes) == len(self.sizes) and all(same_size(a, b) for a, b in zip(indices.sizes, self.sizes)),
+         "max_unpool: indices and input shapes differ")
+    need(all(size != 0 for size in self.sizes[1:]), "max_unpool: empty input")
+    return tensor(self.dtype, self.sizes[:-dims] + tuple(output_size))
+
+
+@rule("aten::max_unpool2d")
+def _max_unpool2d(self: AbstractTensor, indices: AbstractTensor, output_size: list[int]) -> T.TensorType:
+    return _max_unpool(2, self, indices, output_size)
+
+
+@rule("aten::max_unpool3d")
+def _max_unpool3d(self: AbstractTensor, indices: AbstractTensor, output_size: list[int], stride: list[int],
+                  padding: list[int]) -> T.TensorType:
+    need(len(stride) == 3 and len(padding) == 3 and all(s > 0 for s in stride), "max_unpool3d: bad parameters")
+    return _max_unpool(3, self, indices, output_size)
+
+
+@rule("aten::grid_sampler")
+def _grid_sampler(input: AbstractTensor, grid: AbstractTensor, interpolation_mode: int, padding_mode: int,
+                  align_corners: Any) -> T.TensorType:
+    """Samples of (N, C, *spatial) at the grid's (N, *out, dims) points: (N, C, *out)."""
+    dtype = _same_dtypes(input, grid)
+    dims = len(input.sizes) - 2
+    need(dims in (2, 3) and len(grid.sizes) == dims + 2 and same_size(grid.sizes[-1], dims),
+         "grid_sampler: bad input or grid shape")
+    need(same_size(input.sizes[0], grid.sizes[0]), "grid_sampler: batch sizes differ")
+    need(interpolation_mode in (0, 1, 2) and padding_mode in (0, 1, 2), "grid_sampler: bad mode")
+    if interpolation_mode == 2 and dims == 3:
+        raise Decline  # bicubic needs 4-D input: the meta kernel says so
+    need(all(size != 0 for size in input.sizes[2:]), "grid_sampler: empty spatial dimension")
+    return tensor(dtype, input.sizes[:2] + grid.sizes[1:-1])
+
+
+# ---- recurrent layers --------------------------------------------------------------------------------------
+def _recurrent(input: AbstractTensor, states: list[AbstractTensor], params: list[AbstractTensor],
+               bidirectional: Any, batch_first: Any, ranks: tuple[int, ...] = (3,)) -> list[T.TensorType]:
+    """The outputs of every step, (L, N, H) ((N, L, H) batch first, (L, H) unbatched where `ranks` allow it),
+    and the last states, of the initial states' sizes (H: the first state's last size, the projection's for an
+    LSTM). One direction only."""
+    need_floating(input, *states, *params)
+    if len({t.dtype for t in (input, *states, *params)}) != 1 or not params or known_bool(bidirectional):
+        raise Decline  # mixed dtypes, and the parameter counts of two directions: the meta kernel checks them
+    rank = len(input.sizes)
+    need(rank in ranks and all(len(s.sizes) == rank for s in states), "RNN: input and hidden states' ranks")
+    need(len(params[0].sizes) == 2 and same_size(params[0].sizes[1], input.sizes[-1]),
+         "RNN: input.size(-1) must be equal to input_size")
+    batch = input.sizes[0] if known_bool(batch_first) and rank == 3 else input.sizes[1] if rank == 3 else 1
+    need(rank == 2 or all(same_size(s.sizes[1], batch) for s in states), "RNN: batch sizes differ")
+    return [tensor(input.dtype, input.sizes[:-1] + states[0].sizes[-1:]), *(like(s) for s in states)]
+
+
+@rule("aten::lstm.input")
+def _lstm(input: AbstractTensor, hx: list[AbstractTensor], params: list[AbstractTensor], has_biases: Any,
+          num_layers: int, dropout: Any, train: Any, bidirectional: Any, batch_first: Any) -> list[T.TensorType]:
+    need(len(hx) == 2, "lstm expects two hidden states")
+    return _recurrent(input, hx, params, bidirectional, batch_first)
+
+
+@rule("aten::gru.input")
+def _gru(input: AbstractTensor, hx: AbstractTensor, params: list[AbstractTensor], has_biases: Any,
+         num_layers: int, dropout: Any, train: Any, bidirectional: Any, batch_first: Any) -> list[T.TensorType]:
+    return _recurrent(input, [hx], params, bidirectional, batch_first)
+
+
+@rule("aten::rnn_tanh.input", "aten::rnn_relu.input")
+def _rnn(input: AbstractTensor, hx: AbstractTensor, params: list[AbstractTensor], has_biases: Any,
+         num_layers: int, dropout: Any, train: Any, bidirectional: Any, batch_first: Any) -> list[T.TensorType]:
+    """Unlike lstm and gru, these take unbatched (L, input_size) inputs too."""
+    return _recurrent(input, [hx], params, bidirectional, batch_first, ranks=(2, 3))
 
 
 # ---- similarity and losses -------------------------------------------------------------------------------

@@ -182,9 +182,9 @@ class _Emitter:
         return registers
 
     # ---- instructions ----------------------------------------------------------------------------------------
-    def emit(self, opcode: str, node: Node | None, reads: Reads = ((), ()), outputs: Sequence[int | None] = (),
+    def emit(self, opcode: str, node: Node | None, reads: Reads = ((), ()), outputs: tuple[int | None, ...] = (),
              **fields: Any) -> Instruction:
-        instruction = Instruction(opcode, node, *reads, tuple(outputs), **fields)
+        instruction = Instruction(opcode, node, *reads, outputs, **fields)
         self.instructions.append(instruction)
         return instruction
 

@@ -61,9 +61,10 @@ OP, MOVE, DROP, JUMP, JUMP_IF_FALSE, LOOP_TEST, LOOP_BACK, CALL, WAIT, RET = (
     "OP", "MOVE", "DROP", "JUMP", "JUMP_IF_FALSE", "LOOP_TEST", "LOOP_BACK", "CALL", "WAIT", "RET")
 
 Step = Callable[[list, int], int]
+Reads = tuple[tuple[int, ...], tuple[bool, ...]]  # an instruction's input registers, and which reads move them
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Instruction:
     """One instruction: the registers it reads (and which of them it moves), what it runs, where results go.
 
@@ -83,6 +84,8 @@ class Instruction:
 
     def cleared(self) -> tuple[int, ...]:
         """The input registers this instruction clears (the moved ones, each once)."""
+        if True not in self.moves:
+            return ()
         return tuple(dict.fromkeys(r for r, move in zip(self.inputs, self.moves) if move))
 
     def __str__(self) -> str:
@@ -147,13 +150,14 @@ class _Emitter:
         self.input_registers = tuple((i, self.register(v)) for i, v in enumerate(graph.inputs) if v.uses)
         self.emit_block(graph.block)
         outputs = graph.block.return_node
-        self.emit(RET, outputs, inputs=self.read_all(outputs))
+        self.emit(RET, outputs, self.read_all(outputs))
 
     # ---- registers -------------------------------------------------------------------------------------------
     def register(self, value: Value) -> int:
-        if value not in self.registers:
-            self.registers[value] = self.new_register()
-        return self.registers[value]
+        register = self.registers.get(value)
+        if register is None:
+            register = self.registers[value] = self.new_register()
+        return register
 
     def new_register(self) -> int:
         self.register_count += 1
@@ -163,14 +167,13 @@ class _Emitter:
         """The register a result goes to, or None when nobody reads it."""
         return self.register(value) if value.uses else None
 
-    def read(self, node: Node, i: int) -> tuple[int, bool]:
-        """The register of input i of node, and whether reading it moves it (constants are never moved)."""
-        register = self.register(node.inputs[i])
-        return register, self.last_uses.moves[(node, i)] and register not in self.constants
-
-    def read_all(self, node: Node, positions: Sequence[int] | None = None) -> tuple[tuple[int, bool], ...]:
-        indices = range(len(node.inputs)) if positions is None else positions
-        return tuple(self.read(node, i) for i in indices)
+    def read_all(self, node: Node, positions: Sequence[int] | None = None) -> Reads:
+        """The registers of the node's inputs (those at `positions`, all by default), and whether each read moves
+        its register (a last use; constants are never moved)."""
+        inputs, register, moves, constants = node.inputs, self.register, self.last_uses.moves, self.constants
+        indices = range(len(inputs)) if positions is None else positions
+        registers = tuple([register(inputs[i]) for i in indices])
+        return registers, tuple([moves[(node, i)] and r not in constants for i, r in zip(indices, registers)])
 
     def initial_registers(self) -> list[Any]:
         registers = [None] * self.register_count
@@ -179,20 +182,21 @@ class _Emitter:
         return registers
 
     # ---- instructions ----------------------------------------------------------------------------------------
-    def emit(self, opcode: str, node: Node | None, inputs: Sequence[tuple[int, bool]] = (),
-             outputs: Sequence[int | None] = (), **fields: Any) -> Instruction:
-        instruction = Instruction(opcode, node, tuple(r for r, _ in inputs), tuple(m for _, m in inputs),
-                                  tuple(outputs), **fields)
+    def emit(self, opcode: str, node: Node | None, reads: Reads = ((), ()), outputs: tuple[int | None, ...] = (),
+             **fields: Any) -> Instruction:
+        instruction = Instruction(opcode, node, *reads, outputs, **fields)
         self.instructions.append(instruction)
         return instruction
 
     def emit_block(self, block: Block) -> None:
+        drops = self.last_uses.drops
         for node in block.nodes():
             self.emit_node(node)
-            dropped = [self.register(v) for v in self.last_uses.drops.get(node, ())]
-            dropped = [r for r in dropped if r not in self.constants]
-            if dropped:
-                self.emit(DROP, node, [(r, True) for r in dropped])
+            if node in drops:
+                dropped = [self.register(v) for v in drops[node]]
+                dropped = [r for r in dropped if r not in self.constants]
+                if dropped:
+                    self.emit(DROP, node, _moved(dropped))
 
     def emit_node(self, node: Node) -> None:
         if node.kind is prim.Constant:
@@ -211,7 +215,8 @@ class _Emitter:
             self.emit_operation(node)
 
     def outputs_of(self, node: Node) -> tuple[int | None, ...]:
-        return tuple(self.written(v) for v in node.outputs)
+        written = self.written
+        return tuple([written(v) for v in node.outputs])
 
     def emit_operation(self, node: Node) -> None:
         operation, positions = compile_operation(node)
@@ -229,7 +234,7 @@ class _Emitter:
         self.constants[self.register(node.output())] = value
 
     def emit_if(self, node: Node) -> None:
-        branch = self.emit(JUMP_IF_FALSE, node, [self.read(node, 0)])
+        branch = self.emit(JUMP_IF_FALSE, node, self.read_all(node))
         then_block, else_block = node.blocks
         self.emit_block_exit(then_block, node)
         skip_else = self.emit(JUMP, node)
@@ -258,16 +263,22 @@ class _Emitter:
         carried = tuple(self.new_register() for _ in node.outputs)
         zero = self.new_register()
         self.constants[zero] = 0
-        self.emit(MOVE, node, [*self.read_all(node), (zero, False)], (trip, condition, *carried, counter))
+        registers, moves = self.read_all(node)
+        self.emit(MOVE, node, ((*registers, zero), (*moves, False)), (trip, condition, *carried, counter))
         test_pc = len(self.instructions)
-        test = self.emit(LOOP_TEST, node, [(r, True) for r in carried],
+        test = self.emit(LOOP_TEST, node, _moved(carried),
                          tuple(self.written(v) for v in body.inputs), loop=(trip, counter, condition))
         self.emit_block(body)
         self.emit(LOOP_BACK, node, self.read_all(body.return_node), (condition, *carried), target=test_pc,
                   loop=(trip, counter, condition))
         test.target = len(self.instructions)
-        self.emit(MOVE, node, [(r, True) for r in carried], self.outputs_of(node))
-        self.emit(DROP, node, [(r, True) for r in (trip, counter, condition)])
+        self.emit(MOVE, node, _moved(carried), self.outputs_of(node))
+        self.emit(DROP, node, _moved((trip, counter, condition)))
+
+
+def _moved(registers: Sequence[int]) -> Reads:
+    """Reads of `registers` that move each of them."""
+    return tuple(registers), (True,) * len(registers)
 
 
 def _subgraph(node: Node):
@@ -329,6 +340,8 @@ def _op_step(instruction: Instruction) -> Step:
         if len(inputs) <= _MAX_UNROLLED_INPUTS and not compiling_for_few_runs():
             positions = tuple(inputs.index(register) for register in cleared)
             return _unrolled_step_factory(len(inputs), positions)(operation, outputs[0], *inputs)
+        if len(inputs) == 1:  # a profiling plan's prim::profile nodes, most of its instructions
+            return _unary_step(operation, inputs[0], outputs[0], bool(cleared))
         return _single_output_step(operation, _fetcher(inputs), outputs[0], cleared)
     return _general_step(operation, _fetcher(inputs), outputs, cleared)
 
@@ -360,6 +373,21 @@ def _unrolled_step_factory(arity: int, cleared: tuple[int, ...]) -> Callable[...
     namespace: dict[str, Any] = {}
     exec(compile("\n".join(lines), f"<tsjit step: {arity} inputs, clears {cleared}>", "exec"), namespace)
     return namespace["factory"]
+
+
+def _unary_step(operation: Operation, source: int, target: int, move: bool) -> Step:
+    """A single-output operation of one input, built without generating code (for plans that run once or
+    twice; the others get the unrolled step)."""
+    if move:
+        def step(registers, pc):
+            registers[target] = operation(registers[source])
+            registers[source] = None
+            return pc + 1
+    else:
+        def step(registers, pc):
+            registers[target] = operation(registers[source])
+            return pc + 1
+    return step
 
 
 def _single_output_step(operation: Operation, fetch, target: int, cleared: tuple[int, ...]) -> Step:

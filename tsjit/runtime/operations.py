@@ -73,23 +73,22 @@ def operation_for_node(node: Node) -> Operation:
 
 def compile_operation(node: Node) -> CompiledOperation:
     """The cheapest callable running `node` and the positions of the inputs it must be given."""
-    operation, positions = _compile_operation(node)
-    wrapped = tuple(k for k, i in enumerate(positions) if _is_wrapped_number_input(node.inputs[i]))
+    compiled, inputs = _compile_operation(node), node.inputs
+    wrapped = tuple([k for k, i in enumerate(compiled.inputs) if _is_wrapped_number_input(inputs[i])])
     if wrapped and not node.kind.name.endswith("_"):
-        operation = _promoting_as_numbers(operation, wrapped)
-    return CompiledOperation(operation, positions)
+        return CompiledOperation(_promoting_as_numbers(compiled.operation, wrapped), compiled.inputs)
+    return compiled
 
 
 def _compile_operation(node: Node) -> CompiledOperation:
-    all_inputs = tuple(range(len(node.inputs)))
     factory = node_operation_factory(node.kind)
     if factory is not None:
-        return CompiledOperation(factory(node), all_inputs)
+        return CompiledOperation(factory(node), tuple(range(len(node.inputs))))
     operator = _operator_for(node)
     operation = operator.get_operation(node)
     overload = _dispatcher_overload(operation)
     if overload is None:
-        return CompiledOperation(operation, all_inputs)
+        return CompiledOperation(operation, tuple(range(len(node.inputs))))
     return _dispatcher_operation(overload, operator.schema, node)
 
 

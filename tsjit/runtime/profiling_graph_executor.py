@@ -39,7 +39,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tsjit import log
+from tsjit import garbage_collection, log
 from tsjit.errors import TsjitError
 from tsjit.ir.graph import Graph
 from tsjit.passes.guard_elimination import guard_elimination
@@ -180,7 +180,7 @@ class ProfilingGraphExecutor(GraphExecutor):
         """The plan for these inputs, optimized first if its profiled runs are done."""
         plan = GraphExecutor.get_plan(self, inputs)
         if isinstance(plan, ProfilingPlan) and plan.record is not None and plan.record.ready():
-            with self._lock:
+            with self._lock, garbage_collection.paused():  # as GraphExecutor._compile: what it makes lives on
                 if plan.record is not None:
                     plan.optimize(self._optimized_graph(plan.record.profiled_graph))
         return plan

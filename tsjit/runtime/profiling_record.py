@@ -121,9 +121,8 @@ def instrument_block(block: Block) -> None:
 
 
 def _profile_use(node: Node, offset: int, value: Value) -> None:
-    profile = node.graph.create(prim.profile, [value]).insert_before(node)
-    profile.output().set_type(value.type)
-    node.replace_input(offset, profile.output())
+    profile = node.graph.create(prim.profile, (value,)).insert_before(node)
+    node.replace_input(offset, profile.outputs[0].set_type(value.type))
 
 
 def profiled_types(graph: Graph) -> dict[Value, TensorType]:

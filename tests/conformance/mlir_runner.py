@@ -64,6 +64,10 @@ WITHOUT_CONTROL_FLOW = ("tosa", "stablehlo")
 PASS = "pass"
 NOT_EXPRESSED = "not expressed"
 PROGRAM_TIMEOUT_SECONDS = 600
+# a worker's address space: the alarm cannot stop work inside torch-mlir or LLVM, and one program (the FX route of
+# e2e:function:tensor_advanced_indexing) grew past 16 GiB there; over the limit LLVM aborts, and the pool records
+# a crash (run_all) instead of the machine running out of memory
+WORKER_MEMORY_BYTES = 8 << 30
 TIMED_OUT = "no result within"
 DEFAULT_FX_CACHE = Path.home() / ".cache" / "tsjit" / "mlir-fx-route"
 # The FX route's entry function is renamed from export_and_import's `main` to tsjit's: where both routes lower a
@@ -287,6 +291,7 @@ def run_program(name: str, fx_cache: Path | None = None) -> dict:
     """Both routes of one program on every backend: outcomes, whether each route expressed it, timings, and the
     CPU seconds it cost. The FX route's outcomes come from `fx_cache` when it holds them."""
     warnings.simplefilter("ignore")
+    _limit_memory(WORKER_MEMORY_BYTES)
     signal.signal(signal.SIGALRM, _expire)
     signal.alarm(PROGRAM_TIMEOUT_SECONDS)
     started = _cpu_seconds()
@@ -298,6 +303,12 @@ def run_program(name: str, fx_cache: Path | None = None) -> dict:
         signal.alarm(0)
     record["cpu"] = _cpu_seconds() - started
     return record
+
+
+def _limit_memory(limit: int) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY or soft > limit:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard if hard == resource.RLIM_INFINITY else min(hard, limit)))
 
 
 def _cpu_seconds() -> float:

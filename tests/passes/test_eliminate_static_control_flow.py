@@ -207,3 +207,23 @@ graph(%a : Tensor):
   %n : int = aten::len(%xs)
    = aten::insert(%xs, %n, %a)
   return (%n)""", changed=False)
+
+
+def test_a_loop_changing_a_tensors_rank_is_peeled_to_its_end_without_loop_unrolling():
+    """`w = w.unsqueeze(-1)` in `for _ in range(2)` (F.interpolate's linear weights): its carried tensor enters as
+    Float(3) and leaves as Float(3, 1, 1), which no backend's loop carries; a loop keeping its rank stays."""
+    check_pass(eliminate_static_control_flow, """
+graph(%x : Float(3)):
+  %true : bool = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %last : int = prim::Constant[value=-1]()
+  %w : Float(3, 1, 1) = prim::Loop(%two, %true, %x)
+    block0(%i : int, %acc : Tensor):
+      %y : Tensor = aten::unsqueeze(%acc, %last)
+      -> (%true, %y)
+  %s : Float(3) = prim::Loop(%two, %true, %x)
+    block0(%j : int, %acc.2 : Float(3)):
+      %z : Float(3) = aten::mul(%acc.2, %acc.2)
+      -> (%true, %z)
+  return (%w, %s)""", unroll_loops=False, inputs=[(torch.randn(3),)],
+               present=["aten::unsqueeze(%x", "aten::unsqueeze(%y", "prim::Loop(%two"], absent=["block0(%i"])

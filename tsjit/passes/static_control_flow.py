@@ -25,9 +25,10 @@ value semantics). Five rewrites, repeated until none applies, remove it:
 - `inline_constant_ifs`: an If on a constant condition becomes the nodes of the branch it takes;
 - `peel_constant_loops`: a loop that surely runs (constant trip count and constant initial condition) runs its
   first iteration before the loop (without loop unrolling, only a loop that computes no tensors: a product of
-  known sizes, which then folds, F.instance_norm's check), with the iteration number 0; the loop continues from
-  iteration 1 and goes away once its condition or trip count is a constant that stops it (a loop that never runs
-  goes away with or without unrolling):
+  known sizes, which then folds, F.instance_norm's check; or one whose carried tensor changes rank, which no
+  backend's loop carries: F.interpolate's weights unsqueezed once per dimension), with the iteration number 0;
+  the loop continues from iteration 1 and goes away once its condition or trip count is a constant that stops it
+  (a loop that never runs goes away with or without unrolling):
 
       %r = prim::Loop(%3, %true, %x)                 %x.1 = aten::add(%x, %zero)   (the body, i = 0)
         block0(%i, %x.2):                   ->        %r = prim::Loop(%2, %c.1, %x.1)
@@ -323,7 +324,8 @@ def peel_constant_loops(graph: Graph, peeled: dict[Node, int], only_scalar_loops
         if not (_is_constant(trip) and _is_constant(condition)):
             continue
         stops = not constant_value(condition.node) or constant_value(trip.node) <= 0
-        if only_scalar_loops and not stops and (_computes_tensors(loop) or not _is_counted(loop)):
+        if only_scalar_loops and not stops and not (_is_counted(loop) and (
+                not _computes_tensors(loop) or loop in peeled or _changes_rank(loop))):
             continue
         if (stops or peeled.get(loop, 0) < UNROLL_LIMIT) and log.opt_allowed():
             if stops:
@@ -351,6 +353,15 @@ def _computes_tensors(loop: Node) -> bool:
     """Whether a value the loop carries or defines inside holds a tensor."""
     inner = [v for block in loop.blocks for node in block.all_nodes() for v in node.outputs]
     return any(_holds_tensor(v.type) for v in [*loop.outputs, *inner])
+
+
+def _changes_rank(loop: Node) -> bool:
+    """Whether a tensor the loop carries leaves it with another rank than it enters (`w = w.unsqueeze(-1)` in
+    `for _ in range(x.dim() - 1)`): no backend's loop carries a value whose rank changes, so such a loop is peeled
+    (to its end, once begun: the peeled iterations' types are refined afterwards) even without unrolling."""
+    return any(isinstance(initial.type, ts.TensorType) and isinstance(output.type, ts.TensorType)
+               and None not in (initial.type.rank, output.type.rank) and initial.type.rank != output.type.rank
+               for initial, output in zip(loop.inputs[2:], loop.outputs))
 
 
 def _holds_tensor(type_: ts.Type) -> bool:

@@ -614,6 +614,21 @@ def hinge_embedding_loss(self: Tensor, target: Tensor, margin: float = 1.0, redu
   zeros = torch.zeros_like(self)
   beyond_margin = torch.where(target != 1, torch.clamp_min(margin - self, 0), zeros)
   return _reduce(beyond_margin + torch.where(target != -1, self, zeros), reduction)
+def multi_margin_loss(self: Tensor, target: Tensor, p: float = 1, margin: float = 1, weight: Optional[Tensor] = None,
+                      reduction: int = 1) -> Tensor:
+  classes = 1 if self.dim() == 0 else self.size(-1)
+  x = self.reshape([-1, classes])
+  label = target.reshape([-1, 1])
+  # [row, class i]: the hinge margin - (x[target] - x[i]) (squared for p = 2, ATen's other p), over i != target
+  hinge = torch.clamp_min(margin - x.gather(1, label) + x, 0.0)
+  if p == 2:
+    hinge = hinge * hinge
+  if weight is not None:
+    hinge = hinge * weight.gather(0, label.reshape([-1])).unsqueeze(1)
+  loss = torch.where(torch.arange(classes).unsqueeze(0) != label, hinge, 0.0).sum(1) / classes
+  if target.dim() == 0:
+    loss = loss.reshape([])
+  return _reduce(loss, reduction)
 def huber_loss(self: Tensor, target: Tensor, reduction: int = 1, delta: float = 1.0) -> Tensor:
   z = torch.abs(self - target)
   return _reduce(torch.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)), reduction)

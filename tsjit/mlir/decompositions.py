@@ -65,7 +65,8 @@ def _reduce(loss: Tensor, reduction: int) -> Tensor:
 # - cross_entropy_loss with label smoothing: "found an op that was marked as backend illegal";
 # - binary_cross_entropy, cosine_embedding_loss, and pad in "circular" mode: not decomposed at all; pad in
 #   "reflect" and "replicate" modes: StableHLO lowers neither, TOSA not replication_pad1d (both as gathers);
-# - upsample_*.vec (F.interpolate): StableHLO lowers no upsampling, linalg no bilinear (as gathers);
+# - upsample_*.vec (F.interpolate): StableHLO lowers no upsampling, linalg no bilinear (as gathers); (the
+#   nearest-exact and trilinear ones, which the torch dialect lacks, share their helpers here);
 # - softshrink: torch-mlir's decomposition subtracts lambd below -lambd too (-1.52 -> -2.02, not -1.02);
 # - scaled_dot_product_attention (without dropout): only linalg lowers it (nn.MultiheadAttention with a mask);
 # - adaptive_avg_pool1d to a size that does not divide the input's: its decomposition asserts "only support cases
@@ -264,6 +265,31 @@ def upsample_nearest2d__vec(input: Tensor, output_size: Optional[List[int]],
                             scale_factors: Optional[List[float]]) -> Tensor:
   sizes = _upsampled_sizes(input, output_size, scale_factors)
   return _nearest(_nearest(input, 2, sizes[0], scale_factors, 0), 3, sizes[1], scale_factors, 1)
+def _nearest_exact(x: Tensor, dim: int, out: int, scale_factors: Optional[List[float]], i: int) -> Tensor:
+  # (mode="nearest-exact": the source pixel nearest the output pixel's center, not below its corner)
+  size = x.size(dim)
+  ratio = _source_ratio(size, out, scale_factors, i)
+  index = torch.clamp(torch.floor((torch.arange(out, dtype=6) + 0.5) * ratio).to(3), 0, size - 1)
+  return x.index_select(dim, index)
+def _upsample_nearest_exact1d__vec(input: Tensor, output_size: Optional[List[int]],
+                                   scale_factors: Optional[List[float]]) -> Tensor:
+  sizes = _upsampled_sizes(input, output_size, scale_factors)
+  return _nearest_exact(input, 2, sizes[0], scale_factors, 0)
+def _upsample_nearest_exact2d__vec(input: Tensor, output_size: Optional[List[int]],
+                                   scale_factors: Optional[List[float]]) -> Tensor:
+  sizes = _upsampled_sizes(input, output_size, scale_factors)
+  return _nearest_exact(_nearest_exact(input, 2, sizes[0], scale_factors, 0), 3, sizes[1], scale_factors, 1)
+def _upsample_nearest_exact3d__vec(input: Tensor, output_size: Optional[List[int]],
+                                   scale_factors: Optional[List[float]]) -> Tensor:
+  sizes = _upsampled_sizes(input, output_size, scale_factors)
+  rows = _nearest_exact(_nearest_exact(input, 2, sizes[0], scale_factors, 0), 3, sizes[1], scale_factors, 1)
+  return _nearest_exact(rows, 4, sizes[2], scale_factors, 2)
+def upsample_trilinear3d__vec(input: Tensor, output_size: Optional[List[int]], align_corners: bool,
+                              scale_factors: Optional[List[float]]) -> Tensor:
+  sizes = _upsampled_sizes(input, output_size, scale_factors)
+  planes = _linear(input, 2, sizes[0], align_corners, scale_factors, 0)
+  return _linear(_linear(planes, 3, sizes[1], align_corners, scale_factors, 1), 4, sizes[2], align_corners,
+                 scale_factors, 2)
 def upsample_bilinear2d__vec(input: Tensor, output_size: Optional[List[int]], align_corners: bool,
                              scale_factors: Optional[List[float]]) -> Tensor:
   sizes = _upsampled_sizes(input, output_size, scale_factors)
@@ -1101,7 +1127,8 @@ def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
     incomplete_gamma.INCOMPLETE_GAMMA + fourier.FOURIER + sampling.SAMPLING
 
 # operators whose names begin with an underscore (the table's other such names are helpers)
-_OPERATORS_NAMED_PRIVATE = linear_algebra.OPERATORS_NAMED_PRIVATE | {"_chunk_cat"}
+_OPERATORS_NAMED_PRIVATE = linear_algebra.OPERATORS_NAMED_PRIVATE | {
+    "_chunk_cat", "_upsample_nearest_exact1d__vec", "_upsample_nearest_exact2d__vec", "_upsample_nearest_exact3d__vec"}
 
 _MOST_COMPARISONS = 1 << 20  # max_unpool as a one-hot comparison of at most this many pairs per plane
 _MOST_WINDOWS = 16  # adaptive pooling decomposed into at most this many windows (each one its own slice and mean)

@@ -198,10 +198,12 @@ def _source_ratio(size: int, out: int, scale_factors: Optional[List[float]], i: 
   if scale_factors is not None and scale_factors[i] > 0:
     return 1.0 / scale_factors[i]
   return float(size) / float(out)
-def _nearest(x: Tensor, dim: int, out: int, scale_factors: Optional[List[float]], i: int) -> Tensor:
+def _nearest(x: Tensor, dim: int, out: int, scale_factors: Optional[List[float]], i: int,
+             offset: float = 0.0) -> Tensor:
+  # (offset 0.5 for mode="nearest-exact": the source pixel nearest the output pixel's center, not its corner)
   size = x.size(dim)
   ratio = _source_ratio(size, out, scale_factors, i)
-  index = torch.clamp(torch.floor(torch.arange(out, dtype=6) * ratio).to(3), 0, size - 1)  # (float32, as ATen)
+  index = torch.clamp(torch.floor((torch.arange(out, dtype=6) + offset) * ratio).to(3), 0, size - 1)  # (float32)
   return x.index_select(dim, index)
 def _source_position(size: int, out: int, align_corners: bool, scale_factors: Optional[List[float]], i: int,
                      dtype: int) -> Tensor:
@@ -265,25 +267,19 @@ def upsample_nearest2d__vec(input: Tensor, output_size: Optional[List[int]],
                             scale_factors: Optional[List[float]]) -> Tensor:
   sizes = _upsampled_sizes(input, output_size, scale_factors)
   return _nearest(_nearest(input, 2, sizes[0], scale_factors, 0), 3, sizes[1], scale_factors, 1)
-def _nearest_exact(x: Tensor, dim: int, out: int, scale_factors: Optional[List[float]], i: int) -> Tensor:
-  # (mode="nearest-exact": the source pixel nearest the output pixel's center, not below its corner)
-  size = x.size(dim)
-  ratio = _source_ratio(size, out, scale_factors, i)
-  index = torch.clamp(torch.floor((torch.arange(out, dtype=6) + 0.5) * ratio).to(3), 0, size - 1)
-  return x.index_select(dim, index)
 def _upsample_nearest_exact1d__vec(input: Tensor, output_size: Optional[List[int]],
                                    scale_factors: Optional[List[float]]) -> Tensor:
   sizes = _upsampled_sizes(input, output_size, scale_factors)
-  return _nearest_exact(input, 2, sizes[0], scale_factors, 0)
+  return _nearest(input, 2, sizes[0], scale_factors, 0, 0.5)
 def _upsample_nearest_exact2d__vec(input: Tensor, output_size: Optional[List[int]],
                                    scale_factors: Optional[List[float]]) -> Tensor:
   sizes = _upsampled_sizes(input, output_size, scale_factors)
-  return _nearest_exact(_nearest_exact(input, 2, sizes[0], scale_factors, 0), 3, sizes[1], scale_factors, 1)
+  return _nearest(_nearest(input, 2, sizes[0], scale_factors, 0, 0.5), 3, sizes[1], scale_factors, 1, 0.5)
 def _upsample_nearest_exact3d__vec(input: Tensor, output_size: Optional[List[int]],
                                    scale_factors: Optional[List[float]]) -> Tensor:
   sizes = _upsampled_sizes(input, output_size, scale_factors)
-  rows = _nearest_exact(_nearest_exact(input, 2, sizes[0], scale_factors, 0), 3, sizes[1], scale_factors, 1)
-  return _nearest_exact(rows, 4, sizes[2], scale_factors, 2)
+  rows = _nearest(_nearest(input, 2, sizes[0], scale_factors, 0, 0.5), 3, sizes[1], scale_factors, 1, 0.5)
+  return _nearest(rows, 4, sizes[2], scale_factors, 2, 0.5)
 def upsample_trilinear3d__vec(input: Tensor, output_size: Optional[List[int]], align_corners: bool,
                               scale_factors: Optional[List[float]]) -> Tensor:
   sizes = _upsampled_sizes(input, output_size, scale_factors)

@@ -338,7 +338,6 @@ EXPECTED_FAILURES: dict[tuple[str, str], str] = {
     ('opdb:nn.functional.adaptive_max_pool2d', 'tosa'): 'convert-torch-to-tosa: torch.aten.max_pool2d_with_indices',
     ('opdb:nn.functional.avg_pool3d', 'tosa'): 'convert-torch-to-tosa: torch.aten.avg_pool3d',
     ('opdb:nn.functional.grid_sample', 'tosa'): "MLIRError: IREE could not compile the tosa module: 'tosa.cast' op illegal: operation operand/result ",
-    ('opdb:nn.functional.interpolate.area', 'linalg-on-tensors'): 'MLIRError: the imported torch-dialect module does not verify:',
     ('opdb:nn.functional.interpolate.area', 'stablehlo'): 'MLIRError: the imported torch-dialect module does not verify:',
     ('opdb:nn.functional.interpolate.area', 'tosa'): 'MLIRError: the imported torch-dialect module does not verify:',
     ('opdb:nn.functional.max_pool1d', 'tosa'): 'convert-torch-to-tosa: torch.aten.max_pool1d_with_indices',

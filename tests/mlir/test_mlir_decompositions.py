@@ -29,6 +29,42 @@ def test_decomposed_operators_on_iree():
         assert_close(ours, theirs)
 
 
+def multi_margin_losses(x: torch.Tensor, target: torch.Tensor, weight: torch.Tensor, scalar: torch.Tensor,
+                        row: torch.Tensor, label: torch.Tensor):
+    f = torch.nn.functional
+    return (f.multi_margin_loss(x, target), f.multi_margin_loss(x, target, p=2, margin=0.5, weight=weight,
+                                                                reduction="none"),
+            f.multi_margin_loss(scalar, label - label), f.multi_margin_loss(row, label, reduction="none"))
+
+
+def test_multi_margin_loss_on_iree():
+    """Not in the torch dialect (op_db's sample: a 0-d input, one class): rows, a single row and a 0-d input, with
+    p = 2, a margin and class weights."""
+    inputs = (torch.randn(4, 5), torch.tensor([0, 3, 4, 1]), torch.rand(5), torch.randn(()), torch.randn(5),
+              torch.tensor(2))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(multi_margin_losses), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), multi_margin_losses(*inputs))
+
+
+def nearest_exact_and_trilinear(line: torch.Tensor, image: torch.Tensor, volume: torch.Tensor):
+    f = torch.nn.functional
+    return (f.interpolate(line, (3,), mode="nearest-exact"),
+            f.interpolate(line, scale_factor=1.7, mode="nearest-exact"),
+            f.interpolate(image, (5, 3), mode="nearest-exact"), f.interpolate(volume, (3, 5, 2), mode="nearest-exact"),
+            f.interpolate(volume, (3, 3, 3), mode="trilinear", align_corners=True),
+            f.interpolate(volume, scale_factor=1.5, mode="trilinear"))
+
+
+def test_nearest_exact_and_trilinear_interpolation_on_iree():
+    """Not in the torch dialect (op_db's interpolate.nearest-exact and .trilinear): to sizes and by scale factors,
+    down and up, in one to three dimensions."""
+    inputs = (torch.randn(2, 3, 4), torch.randn(2, 3, 4, 4), torch.randn(2, 3, 4, 4, 4))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(nearest_exact_and_trilinear), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), nearest_exact_and_trilinear(*inputs))
+
+
 def indexing_and_statistics(x: torch.Tensor, v: torch.Tensor, index: torch.Tensor, boundaries: torch.Tensor):
     return (torch.addmv(v[:4], x, v, beta=0.5, alpha=2), torch.index_add(x, 0, index, x[:2], alpha=-1),
             torch.index_reduce(x, 1, index, x[:, :2], "amax"), torch.searchsorted(boundaries, x, right=True),

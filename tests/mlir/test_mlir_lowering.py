@@ -12,6 +12,7 @@ import torch
 from mlir_corpus import assert_close, graph_from_torch, script
 from shared_programs import lstm_cell
 
+import tsjit
 import tsjit.mlir
 import tsjit.mlir.iree
 from tsjit.errors import MLIRError
@@ -254,3 +255,18 @@ def test_dynamic_batch_size_from_an_annotation(backend):
     for batch in (1, 6):
         x = torch.randn(batch, 4)
         assert_close(run(x), eager(x).detach())
+
+
+def weights_per_dimension(x: torch.Tensor, w: torch.Tensor):
+    for _ in range(x.dim() - 2):
+        w = w.unsqueeze(-1)
+    return x * w
+
+
+def test_a_loop_that_changes_a_tensors_rank_on_linalg():
+    """A loop over sizes that unsqueezes what it carries (F.interpolate's weights): left a loop on linalg, its
+    tensor entered with rank 1 and left with rank 3, which no loop carries (the imported module did not verify);
+    peeled to its end, it runs."""
+    x, w = torch.randn(2, 3, 4, 4), torch.randn(3)
+    got = run_on_iree(tsjit.script(weights_per_dimension), [x, w], "linalg-on-tensors")
+    assert_close(got, weights_per_dimension(x, w))

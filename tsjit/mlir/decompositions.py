@@ -73,7 +73,8 @@ def _reduce(loss: Tensor, reduction: int) -> Tensor:
 # - cross_entropy_loss with label smoothing: "found an op that was marked as backend illegal";
 # - binary_cross_entropy, cosine_embedding_loss, and pad in "circular" mode: not decomposed at all; pad in
 #   "reflect" and "replicate" modes: StableHLO lowers neither, TOSA not replication_pad1d (both as gathers);
-# - upsample_*.vec (F.interpolate): StableHLO lowers no upsampling, linalg no bilinear (as gathers);
+# - upsample_*.vec (F.interpolate): StableHLO lowers no upsampling, linalg no bilinear (as gathers); (the
+#   nearest-exact and trilinear ones, which the torch dialect lacks, share their helpers here);
 # - softshrink: torch-mlir's decomposition subtracts lambd below -lambd too (-1.52 -> -2.02, not -1.02);
 # - scaled_dot_product_attention (without dropout): only linalg lowers it (nn.MultiheadAttention with a mask);
 # - adaptive_avg_pool1d to a size that does not divide the input's: its decomposition asserts "only support cases
@@ -205,10 +206,12 @@ def _source_ratio(size: int, out: int, scale_factors: Optional[List[float]], i: 
   if scale_factors is not None and scale_factors[i] > 0:
     return 1.0 / scale_factors[i]
   return float(size) / float(out)
-def _nearest(x: Tensor, dim: int, out: int, scale_factors: Optional[List[float]], i: int) -> Tensor:
+def _nearest(x: Tensor, dim: int, out: int, scale_factors: Optional[List[float]], i: int,
+             offset: float = 0.0) -> Tensor:
+  # (offset 0.5 for mode="nearest-exact": the source pixel nearest the output pixel's center, not its corner)
   size = x.size(dim)
   ratio = _source_ratio(size, out, scale_factors, i)
-  index = torch.clamp(torch.floor(torch.arange(out, dtype=6) * ratio).to(3), 0, size - 1)  # (float32, as ATen)
+  index = torch.clamp(torch.floor((torch.arange(out, dtype=6) + offset) * ratio).to(3), 0, size - 1)  # (float32)
   return x.index_select(dim, index)
 def _source_position(size: int, out: int, align_corners: bool, scale_factors: Optional[List[float]], i: int,
                      dtype: int) -> Tensor:
@@ -272,6 +275,25 @@ def upsample_nearest2d__vec(input: Tensor, output_size: Optional[List[int]],
                             scale_factors: Optional[List[float]]) -> Tensor:
   sizes = _upsampled_sizes(input, output_size, scale_factors)
   return _nearest(_nearest(input, 2, sizes[0], scale_factors, 0), 3, sizes[1], scale_factors, 1)
+def _upsample_nearest_exact1d__vec(input: Tensor, output_size: Optional[List[int]],
+                                   scale_factors: Optional[List[float]]) -> Tensor:
+  sizes = _upsampled_sizes(input, output_size, scale_factors)
+  return _nearest(input, 2, sizes[0], scale_factors, 0, 0.5)
+def _upsample_nearest_exact2d__vec(input: Tensor, output_size: Optional[List[int]],
+                                   scale_factors: Optional[List[float]]) -> Tensor:
+  sizes = _upsampled_sizes(input, output_size, scale_factors)
+  return _nearest(_nearest(input, 2, sizes[0], scale_factors, 0, 0.5), 3, sizes[1], scale_factors, 1, 0.5)
+def _upsample_nearest_exact3d__vec(input: Tensor, output_size: Optional[List[int]],
+                                   scale_factors: Optional[List[float]]) -> Tensor:
+  sizes = _upsampled_sizes(input, output_size, scale_factors)
+  rows = _nearest(_nearest(input, 2, sizes[0], scale_factors, 0, 0.5), 3, sizes[1], scale_factors, 1, 0.5)
+  return _nearest(rows, 4, sizes[2], scale_factors, 2, 0.5)
+def upsample_trilinear3d__vec(input: Tensor, output_size: Optional[List[int]], align_corners: bool,
+                              scale_factors: Optional[List[float]]) -> Tensor:
+  sizes = _upsampled_sizes(input, output_size, scale_factors)
+  planes = _linear(input, 2, sizes[0], align_corners, scale_factors, 0)
+  return _linear(_linear(planes, 3, sizes[1], align_corners, scale_factors, 1), 4, sizes[2], align_corners,
+                 scale_factors, 2)
 def upsample_bilinear2d__vec(input: Tensor, output_size: Optional[List[int]], align_corners: bool,
                              scale_factors: Optional[List[float]]) -> Tensor:
   sizes = _upsampled_sizes(input, output_size, scale_factors)
@@ -637,6 +659,21 @@ def hinge_embedding_loss(self: Tensor, target: Tensor, margin: float = 1.0, redu
   zeros = torch.zeros_like(self)
   beyond_margin = torch.where(target != 1, torch.clamp_min(margin - self, 0), zeros)
   return _reduce(beyond_margin + torch.where(target != -1, self, zeros), reduction)
+def multi_margin_loss(self: Tensor, target: Tensor, p: float = 1, margin: float = 1, weight: Optional[Tensor] = None,
+                      reduction: int = 1) -> Tensor:
+  classes = 1 if self.dim() == 0 else self.size(-1)
+  x = self.reshape([-1, classes])
+  label = target.reshape([-1, 1])
+  # [row, class i]: the hinge margin - (x[target] - x[i]) (squared for p = 2, ATen's other p), over i != target
+  hinge = torch.clamp_min(margin - x.gather(1, label) + x, 0.0)
+  if p == 2:
+    hinge = hinge * hinge
+  if weight is not None:
+    hinge = hinge * weight.gather(0, label.reshape([-1])).unsqueeze(1)
+  loss = torch.where(torch.arange(classes).unsqueeze(0) != label, hinge, 0.0).sum(1) / classes
+  if target.dim() == 0:
+    loss = loss.reshape([])
+  return _reduce(loss, reduction)
 def huber_loss(self: Tensor, target: Tensor, reduction: int = 1, delta: float = 1.0) -> Tensor:
   z = torch.abs(self - target)
   return _reduce(torch.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)), reduction)
@@ -1197,7 +1234,8 @@ def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
 
 # operators whose names begin with an underscore (the table's other such names are helpers)
 _OPERATORS_NAMED_PRIVATE = linear_algebra.OPERATORS_NAMED_PRIVATE | {
-    "_chunk_cat", "_unsafe_masked_index", "_unsafe_masked_index_put_accumulate"}
+    "_chunk_cat", "_unsafe_masked_index", "_unsafe_masked_index_put_accumulate", "_upsample_nearest_exact1d__vec",
+    "_upsample_nearest_exact2d__vec", "_upsample_nearest_exact3d__vec"}
 
 _MOST_COMPARISONS = 1 << 20  # max_unpool as a one-hot comparison of at most this many pairs per plane
 _MOST_WINDOWS = 16  # adaptive pooling decomposed into at most this many windows (each one its own slice and mean)

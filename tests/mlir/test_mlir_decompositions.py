@@ -80,6 +80,26 @@ def test_decompositions_of_views_signs_and_losses_on_iree():
     assert_close(run(*inputs), views_signs_and_losses(*inputs))
 
 
+def copies_scatters_and_patches(x: torch.Tensor, cube: torch.Tensor, diagonal: torch.Tensor, image: torch.Tensor):
+    F = torch.nn.functional
+    return (torch.view_copy(x, [5, 4]), torch.permute_copy(cube, [2, 0, 1]), torch.unsqueeze_copy(x, -1),
+            torch.transpose_copy(cube, 0, 2), torch.diagonal_scatter(x, diagonal, 1),
+            torch.diagonal_scatter(x, diagonal[:3], -1), torch.diagonal_scatter(cube, cube[:, 0, :3], 0, 1, 2),
+            torch.as_strided_scatter(x, cube[0, :2, :3], [2, 3], [1, 2], 3),
+            F.unfold(image, 2), F.unfold(image, [2, 3], dilation=[2, 1], padding=1, stride=[1, 2]),
+            F.unfold(image[0], 3, padding=[0, 1]))
+
+
+def test_decompositions_of_copies_scatters_and_patches_on_iree():
+    """The *_copy views, diagonal_scatter, as_strided_scatter and im2col (F.unfold), which torch-mlir defines but
+    linalg does not lower (it then stops on their `torch.constant.int` arguments)."""
+    torch.manual_seed(0)
+    inputs = (torch.randn(4, 5), torch.randn(2, 3, 4), torch.randn(4), torch.randn(2, 3, 5, 6))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(copies_scatters_and_patches), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), copies_scatters_and_patches(*inputs))
+
+
 def determinants(a: torch.Tensor, empty: torch.Tensor):
     return torch.linalg.det(a), torch.linalg.slogdet(a), torch.logdet(a), torch.det(empty)
 

@@ -973,6 +973,51 @@ def as_strided_copy(self: Tensor, size: List[int], stride: List[int], storage_of
   return self.reshape([-1]).index_select(0, position.reshape([-1])).reshape(size)
 def t_copy(self: Tensor) -> Tensor:
   return self.t().clone()
+def view_copy(self: Tensor, size: List[int]) -> Tensor:
+  return self.view(size).clone()
+def permute_copy(self: Tensor, dims: List[int]) -> Tensor:
+  return self.permute(dims).clone()
+def unsqueeze_copy(self: Tensor, dim: int) -> Tensor:
+  return self.unsqueeze(dim).clone()
+def transpose_copy__int(self: Tensor, dim0: int, dim1: int) -> Tensor:
+  return self.transpose(dim0, dim1).clone()
+def diagonal_scatter(self: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+  # each position of the diagonal's plane takes src's element of its row where it is on the diagonal
+  plane = self.movedim([dim1, dim2], [-2, -1])
+  rows = torch.arange(plane.size(-2)).unsqueeze(-1)
+  columns = torch.arange(plane.size(-1))
+  first_row = max(-offset, 0)
+  along = (rows - first_row).clamp(0, max(src.size(-1) - 1, 0)).reshape([-1])
+  chosen = src.index_select(-1, along).unsqueeze(-1)
+  return torch.where(columns - rows == offset, chosen, plane).movedim([-2, -1], [dim1, dim2])
+def as_strided_scatter(self: Tensor, src: Tensor, size: List[int], stride: List[int],
+                       storage_offset: Optional[int] = None) -> Tensor:
+  # src's elements written at their flat positions in self's storage (contiguous, see _ONLY_WHEN)
+  position = torch.zeros(size, dtype=4)
+  if storage_offset is not None:
+    position = position + storage_offset
+  for k in range(len(size)):
+    shape = [1 for _ in size]
+    shape[k] = size[k]
+    position = position + torch.arange(size[k]).reshape(shape) * stride[k]
+  flat = self.reshape([-1]).scatter(0, position.reshape([-1]), src.reshape([-1]).to(self.dtype))
+  return flat.reshape(self.shape)
+def im2col(self: Tensor, kernel_size: List[int], dilation: List[int], padding: List[int],
+           stride: List[int]) -> Tensor:
+  # each kernel position's strided window of the padded input, one block of rows per channel
+  x = torch.constant_pad_nd(self, [padding[1], padding[1], padding[0], padding[0]], 0.0)
+  rows = (x.size(-2) - dilation[0] * (kernel_size[0] - 1) - 1) // stride[0] + 1
+  columns = (x.size(-1) - dilation[1] * (kernel_size[1] - 1) - 1) // stride[1] + 1
+  windows: List[Tensor] = []
+  for i in range(kernel_size[0]):
+    for j in range(kernel_size[1]):
+      top = i * dilation[0]
+      left = j * dilation[1]
+      windows.append(x[..., top:top + stride[0] * (rows - 1) + 1:stride[0],
+                       left:left + stride[1] * (columns - 1) + 1:stride[1]])
+  # (sizes, not flatten: torch-mlir views a flattened empty tensor as [0, -1, ...] and divides by its zero size)
+  blocks = self.size(-3) * kernel_size[0] * kernel_size[1]
+  return torch.stack(windows, -3).reshape(self.shape[:-3] + [blocks, rows * columns])
 def squeeze_copy(self: Tensor) -> Tensor:
   return self.squeeze().clone()
 def squeeze_copy__dim(self: Tensor, dim: int) -> Tensor:
@@ -1126,6 +1171,7 @@ _ONLY_WHEN = {
     # as_strided reads the storage: a contiguous one, which a program's input is (as IREE passes it) and an
     # intermediate tensor need not be (a transpose's view)
     "as_strided_copy": lambda node: _reads_contiguous_storage(node),
+    "as_strided_scatter": lambda node: _reads_contiguous_storage(node, 2),
     # a one-hot comparison of every value's position with every output position (at most _MOST_COMPARISONS)
     "max_unpool2d": lambda node: _is_small_unpool(node, 2),
     "gradient__scalarint": lambda node: _has_static_sizes(node, 0, _FLOATING_DTYPES),  # (of integers: floats)
@@ -1221,10 +1267,11 @@ def _is_small_unpool(node: Node, rank: int) -> bool:
     return math.prod(sizes[-rank:]) * math.prod(output_sizes[-rank:]) <= _MOST_COMPARISONS
 
 
-def _reads_contiguous_storage(node: Node) -> bool:
-    """Whether an as_strided's input is a program input and its sizes and strides are constants."""
-    return node.inputs[0].node.kind is prim.Param and _constant_ints(node, 1) is not None and \
-        _constant_ints(node, 2) is not None
+def _reads_contiguous_storage(node: Node, sizes: int = 1) -> bool:
+    """Whether an as_strided's input is a program input and its sizes and strides (arguments `sizes` and the next)
+    are constants."""
+    return node.inputs[0].node.kind is prim.Param and _constant_ints(node, sizes) is not None and \
+        _constant_ints(node, sizes + 1) is not None
 
 
 def _is_written(value: Value) -> bool:

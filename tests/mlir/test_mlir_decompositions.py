@@ -100,6 +100,21 @@ def test_decompositions_of_copies_scatters_and_patches_on_iree():
     assert_close(run(*inputs), copies_scatters_and_patches(*inputs))
 
 
+def cumulative_logsumexp(x: torch.Tensor, scalar: torch.Tensor):
+    return torch.logcumsumexp(x, 0), torch.logcumsumexp(x, -1), torch.logcumsumexp(scalar, 0)
+
+
+def test_logcumsumexp_of_large_and_infinite_values_on_iree():
+    """logcumsumexp shifted by each prefix's maximum: torch-mlir's log(cumsum(exp(x))) gives inf for 10000 (op_db's
+    sample); -inf and inf entries keep their eager values."""
+    x = torch.randn(4, 5)
+    x[0, 0], x[1, 2], x[2, 1], x[3, 3] = 10000.0, -9000.0, float("-inf"), float("inf")
+    inputs = (x, torch.tensor(3.0))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(cumulative_logsumexp), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), cumulative_logsumexp(*inputs))
+
+
 def determinants(a: torch.Tensor, empty: torch.Tensor):
     return torch.linalg.det(a), torch.linalg.slogdet(a), torch.logdet(a), torch.det(empty)
 

@@ -484,6 +484,18 @@ def cummax(self: Tensor, dim: int) -> Tuple[Tensor, Tensor]:
   return _cumulative_extreme(self, dim, True)
 def cummin(self: Tensor, dim: int) -> Tuple[Tensor, Tensor]:
   return _cumulative_extreme(self, dim, False)
+def logcumsumexp(self: Tensor, dim: int) -> Tensor:
+  # (torch-mlir's own decomposition, log(cumsum(exp(x))), overflows: 10000 gives inf) each prefix's logsumexp,
+  # shifted by the prefix's maximum
+  if self.dim() == 0:
+    return self.clone()
+  x = self.movedim(dim, -1)
+  positions = torch.arange(x.size(-1))
+  seen = positions.unsqueeze(0) <= positions.unsqueeze(1)  # [i, j]: j <= i
+  prefixes = torch.where(seen, x.unsqueeze(-2), float("-inf"))  # [..., i, j]
+  top = prefixes.amax(-1, keepdim=True)
+  shift = torch.where(torch.isinf(top), torch.zeros_like(top), top)
+  return (torch.log(torch.exp(prefixes - shift).sum(-1)) + shift.squeeze(-1)).movedim(-1, dim)
 def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> Tuple[Tensor, Tensor]:
   if self.dim() == 0:
     return self.clone(), torch.zeros_like(self, dtype=4)
@@ -1165,6 +1177,7 @@ _ONLY_WHEN = {
     "copysign__Tensor": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) and _has_dtype(node, 1, _FLOATING_DTYPES),
     "signbit": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
     "logsumexp": lambda node: _has_rank(node, 0, 0),
+    "logcumsumexp": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
     "argmin": lambda node: _is_constant(node, 1, None),
     "argmax": lambda node: _is_constant(node, 1, None),
     "squeeze_copy__dims": lambda node: _constant_ints(node, 1) is not None,

@@ -742,6 +742,10 @@ def real(self: Tensor) -> Tensor:
   return self
 def isreal(self: Tensor) -> Tensor:
   return torch.ones_like(self, dtype=11)
+def isfinite(self: Tensor) -> Tensor:  # (defined, but linalg does not lower it)
+  if self.is_floating_point():
+    return torch.logical_not(torch.logical_or(torch.isnan(self), torch.isinf(self)))
+  return torch.ones_like(self, dtype=11)
 def angle(self: Tensor) -> Tensor:
   half_turns = torch.where(self < 0, torch.full_like(self, 3.141592653589793), torch.zeros_like(self))
   return torch.where(torch.isnan(self), self, half_turns)
@@ -1202,6 +1206,7 @@ _ONLY_WHEN = {
     "conj_physical": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
     "real": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
     "isreal": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
+    "isfinite": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
     "angle": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),  # of an integer tensor: a float tensor
     "linalg_vecdot": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
     "lgamma": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),

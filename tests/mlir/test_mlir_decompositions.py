@@ -138,7 +138,8 @@ def pads_upsampling_and_shrinking(x: torch.Tensor, volume: torch.Tensor):
     return (F.pad(x, [2, 1, 1, 0], mode="reflect"), F.pad(x, [1, 2, 0, 1], mode="replicate"),
             F.pad(volume, [1, 1, 1, 0, 0, 1], mode="reflect"), F.pad(x, [1, 0, 0, 1], mode="circular"),
             F.interpolate(x, scale_factor=2.0), F.interpolate(x, size=[5, 7], mode="bilinear"),
-            F.interpolate(x, scale_factor=1.5, mode="bilinear", align_corners=True), F.softshrink(x, 0.5))
+            F.interpolate(x, scale_factor=1.5, mode="bilinear", align_corners=True), F.softshrink(x, 0.5),
+            F.upsample_bilinear(x, size=(2, 3)))
 
 
 def test_pads_upsampling_and_softshrink_on_iree():

@@ -211,6 +211,9 @@ def _source_position(size: int, out: int, align_corners: bool, scale_factors: Op
       ratio = float(size - 1) / float(out - 1)
     return position * ratio
   return (position + 0.5) * _source_ratio(size, out, scale_factors, i) - 0.5
+def _ones(n: int) -> List[int]:
+  # (a list, not a loop of unsqueezes: a loop that changes its tensor's rank has no type torch-mlir lowers)
+  return [1 for _ in range(n)]
 def _linear(x: Tensor, dim: int, out: int, align_corners: bool, scale_factors: Optional[List[float]], i: int) -> Tensor:
   size = x.size(dim)
   source = _source_position(size, out, align_corners, scale_factors, i, x.dtype)
@@ -218,9 +221,7 @@ def _linear(x: Tensor, dim: int, out: int, align_corners: bool, scale_factors: O
     source = torch.clamp(source, 0.0)
   low = torch.floor(source).to(3)  # (int32: TOSA casts no float to int64)
   high = torch.clamp(low + 1, 0, size - 1)
-  weight = source - low.to(x.dtype)
-  for _ in range(x.dim() - 1 - dim):
-    weight = weight.unsqueeze(-1)
+  weight = (source - low.to(x.dtype)).reshape([out] + _ones(x.dim() - 1 - dim))  # (along dim)
   below = x.index_select(dim, low)
   return below + (x.index_select(dim, high) - below) * weight
 def _cubic_near(t: Tensor) -> Tensor:
@@ -236,9 +237,7 @@ def _cubic(x: Tensor, dim: int, out: int, align_corners: bool, scale_factors: Op
   weights = [_cubic_far(t + 1.0), _cubic_near(t), _cubic_near(1.0 - t), _cubic_far(2.0 - t)]
   result = torch.zeros_like(x.narrow(dim, 0, 1)).expand_as(x.index_select(dim, base))
   for k in range(4):
-    weight = weights[k]
-    for _ in range(x.dim() - 1 - dim):
-      weight = weight.unsqueeze(-1)
+    weight = weights[k].reshape([out] + _ones(x.dim() - 1 - dim))
     result = result + x.index_select(dim, torch.clamp(base + (k - 1), 0, size - 1)) * weight
   return result
 def upsample_linear1d(self: Tensor, output_size: List[int], align_corners: bool,

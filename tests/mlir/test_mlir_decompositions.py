@@ -67,13 +67,15 @@ def views_signs_and_losses(x: torch.Tensor, y: torch.Tensor, scalar: torch.Tenso
             torch.nn.functional.nll_loss(x.unsqueeze(-1), target.unsqueeze(-1)),
             torch.nn.functional.dropout2d(x.unsqueeze(0), 0.0, True),
             torch.nn.functional.alpha_dropout(x, 0.0, True), torch.erfinv(torch.tanh(x)), torch.erfinv(torch.sign(y)),
-            torch.isfinite(torch.log(x)), torch.isfinite(target))
+            torch.isfinite(torch.log(x)), torch.isfinite(target),
+            torch.nn.functional.poisson_nll_loss(x, y.abs() * 3, full=True),
+            torch.nn.functional.poisson_nll_loss(x.abs(), y.abs() * 3, log_input=False, full=True, reduction="none"))
 
 
 def test_decompositions_of_views_signs_and_losses_on_iree():
     """Operators torch-mlir defines but linalg or IREE do not lower (clamp_max.Tensor, the *_copy views, log10,
     copysign, logsumexp of a 0-d tensor, argmin over all elements, nll_loss_nd, dropout with p = 0, erfinv,
-    isfinite)."""
+    isfinite, poisson_nll_loss with Stirling's term)."""
     x, y = torch.randn(4, 5), torch.randn(4, 5)
     y[0, 0], y[0, 1], x[1, 1] = -0.0, 0.0, 0.0
     inputs = (x, y, torch.tensor(0.5), torch.tensor([0, 4, 2, 1]))

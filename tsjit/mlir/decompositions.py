@@ -616,6 +616,16 @@ def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = No
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-06, keepdim: bool = False) -> Tensor:
   dim = max(max(x1.dim(), x2.dim()), 1) - 1
   return torch.linalg_vector_norm(x1 - x2 + eps, p, [dim], keepdim)
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,
+                     reduction: int) -> Tensor:  # (with full: see _ONLY_WHEN)
+  if log_input:
+    loss = torch.exp(input) - target * input
+  else:
+    loss = input - target * torch.log(input + eps)
+  if full:  # Stirling's approximation of log(target!), for targets above 1
+    stirling = target * torch.log(target) - target + 0.5 * torch.log(6.283185307179586 * target)  # (2 pi)
+    loss = loss + torch.where(target > 1, stirling, torch.zeros_like(stirling))
+  return _reduce(loss, reduction)
 def soft_margin_loss(self: Tensor, target: Tensor, reduction: int = 1) -> Tensor:
   return _reduce(torch.log1p(torch.exp(-target * self)), reduction)
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
@@ -1169,6 +1179,7 @@ _ONLY_WHEN = {
     "pad": lambda node: _is_constant_where(node, 2, lambda mode: mode == "circular") and _is_constant_list(node, 1, 6)
     or _is_constant_where(node, 2, lambda mode: mode in ("reflect", "replicate")) and
     len(_constant_ints(node, 1) or [0] * 7) <= 6,
+    "poisson_nll_loss": lambda node: _is_constant(node, 3, True),  # (torch-mlir's is "backend illegal" with full)
     "diff": lambda node: _is_constant(node, 1, 0) or _is_constant(node, 1, 1),  # a loop over n would change shapes
     # in training it draws a random mask, unless p is 0 (ATen then returns the input)
     "feature_dropout": lambda node: _is_constant(node, 2, False) or _is_constant(node, 1, 0.0),

@@ -104,6 +104,25 @@ def test_decompositions_of_copies_scatters_and_patches_on_iree():
     assert_close(run(*inputs), copies_scatters_and_patches(*inputs))
 
 
+def products_blocks_and_distances(a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, points: torch.Tensor):
+    return (torch.cross(a, b), torch.cross(a.t(), b.t(), dim=0), torch.linalg.multi_dot([a, b.t(), a]),
+            torch.linalg.multi_dot([v[:4], a, v[:3]]), torch.linalg.multi_dot([v[:4], a, b.t()]),
+            torch.block_diag(a, v, v[0], b[:1]), torch.cdist(points, points[:2], 0.0),
+            torch.cdist(points, points[1:], 1.0), torch.cdist(points, points, 2.0),
+            torch.cdist(points, points[:3], float("inf")))
+
+
+def test_products_blocks_and_distances_on_iree():
+    """cross (its deprecated default dimension: the first of size 3), multi_dot (vectors at its ends),
+    block_diag of 2-d, 1-d and 0-d blocks, and cdist for p = 0, 1, 2 and inf: not in the torch dialect."""
+    torch.manual_seed(0)
+    inputs = (torch.randn(4, 3), torch.randn(4, 3), torch.randn(5), torch.randn(2, 4, 3))
+    inputs[3][0, 1, 2] = inputs[3][0, 0, 2]
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(products_blocks_and_distances), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), products_blocks_and_distances(*inputs))
+
+
 def cumulative_logsumexp(x: torch.Tensor, scalar: torch.Tensor):
     return torch.logcumsumexp(x, 0), torch.logcumsumexp(x, -1), torch.logcumsumexp(scalar, 0)
 

@@ -616,6 +616,40 @@ def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = No
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-06, keepdim: bool = False) -> Tensor:
   dim = max(max(x1.dim(), x2.dim()), 1) - 1
   return torch.linalg_vector_norm(x1 - x2 + eps, p, [dim], keepdim)
+def cross(self: Tensor, other: Tensor, dim: Optional[int] = None) -> Tensor:
+  if dim is not None:
+    return torch.linalg_cross(self, other, dim=dim)
+  first = -1  # (the deprecated default: the first dimension of size 3)
+  for i in range(self.dim()):
+    if first == -1 and self.size(i) == 3:
+      first = i
+  return torch.linalg_cross(self, other, dim=first)
+def linalg_multi_dot(tensors: List[Tensor]) -> Tensor:
+  # left to right (ATen orders the products by cost: the same product, rounded differently); a first or last
+  # vector is a row or a column, as matmul takes it
+  result = tensors[0]
+  for i in range(1, len(tensors)):
+    result = torch.matmul(result, tensors[i])
+  return result
+def block_diag(tensors: List[Tensor]) -> Tensor:
+  columns = 0
+  for i in range(len(tensors)):
+    columns += tensors[i].size(-1) if tensors[i].dim() > 0 else 1
+  rows: List[Tensor] = []
+  left = 0
+  for i in range(len(tensors)):
+    block = tensors[i].reshape([-1, tensors[i].size(-1) if tensors[i].dim() > 0 else 1])
+    rows.append(torch.constant_pad_nd(block, [left, columns - left - block.size(1)], 0.0))
+    left += block.size(1)
+  return torch.cat(rows, 0)
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Optional[int] = None) -> Tensor:
+  # every pair's p-norm distance, from the differences (ATen's matrix-product form for p = 2 rounds differently)
+  differences = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+  if p == 0.0:
+    return (differences != 0).to(x1.dtype).sum(-1)
+  if p == float("inf"):
+    return differences.abs().amax(-1)
+  return torch.linalg_vector_norm(differences, p, [-1])
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,
                      reduction: int) -> Tensor:  # (with full: see _ONLY_WHEN)
   if log_input:

@@ -102,18 +102,76 @@ def views_signs_and_losses(x: torch.Tensor, y: torch.Tensor, scalar: torch.Tenso
             torch.nn.functional.nll_loss(x, target, reduction="none"),
             torch.nn.functional.nll_loss(x.unsqueeze(-1), target.unsqueeze(-1)),
             torch.nn.functional.dropout2d(x.unsqueeze(0), 0.0, True),
-            torch.nn.functional.alpha_dropout(x, 0.0, True), torch.erfinv(torch.tanh(x)), torch.erfinv(torch.sign(y)))
+            torch.nn.functional.alpha_dropout(x, 0.0, True), torch.erfinv(torch.tanh(x)), torch.erfinv(torch.sign(y)),
+            torch.isfinite(torch.log(x)), torch.isfinite(target),
+            torch.nn.functional.poisson_nll_loss(x, y.abs() * 3, full=True),
+            torch.nn.functional.poisson_nll_loss(x.abs(), y.abs() * 3, log_input=False, full=True, reduction="none"))
 
 
 def test_decompositions_of_views_signs_and_losses_on_iree():
     """Operators torch-mlir defines but linalg or IREE do not lower (clamp_max.Tensor, the *_copy views, log10,
-    copysign, logsumexp of a 0-d tensor, argmin over all elements, nll_loss_nd, dropout with p = 0, erfinv)."""
+    copysign, logsumexp of a 0-d tensor, argmin over all elements, nll_loss_nd, dropout with p = 0, erfinv,
+    isfinite, poisson_nll_loss with Stirling's term)."""
     x, y = torch.randn(4, 5), torch.randn(4, 5)
     y[0, 0], y[0, 1], x[1, 1] = -0.0, 0.0, 0.0
     inputs = (x, y, torch.tensor(0.5), torch.tensor([0, 4, 2, 1]))
     run = iree.compile(tsjit.mlir.compile(tsjit.script(views_signs_and_losses), list(inputs),
                                           output_type="linalg-on-tensors"))
     assert_close(run(*inputs), views_signs_and_losses(*inputs))
+
+
+def copies_scatters_and_patches(x: torch.Tensor, cube: torch.Tensor, diagonal: torch.Tensor, image: torch.Tensor):
+    F = torch.nn.functional
+    return (torch.view_copy(x, [5, 4]), torch.permute_copy(cube, [2, 0, 1]), torch.unsqueeze_copy(x, -1),
+            torch.transpose_copy(cube, 0, 2), torch.diagonal_scatter(x, diagonal, 1),
+            torch.diagonal_scatter(x, diagonal[:3], -1), torch.diagonal_scatter(cube, cube[:, 0, :3], 0, 1, 2),
+            torch.as_strided_scatter(x, cube[0, :2, :3], [2, 3], [1, 2], 3),
+            F.unfold(image, 2), F.unfold(image, [2, 3], dilation=[2, 1], padding=1, stride=[1, 2]),
+            F.unfold(image[0], 3, padding=[0, 1]))
+
+
+def test_decompositions_of_copies_scatters_and_patches_on_iree():
+    """The *_copy views, diagonal_scatter, as_strided_scatter and im2col (F.unfold), which torch-mlir defines but
+    linalg does not lower (it then stops on their `torch.constant.int` arguments)."""
+    torch.manual_seed(0)
+    inputs = (torch.randn(4, 5), torch.randn(2, 3, 4), torch.randn(4), torch.randn(2, 3, 5, 6))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(copies_scatters_and_patches), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), copies_scatters_and_patches(*inputs))
+
+
+def products_blocks_and_distances(a: torch.Tensor, b: torch.Tensor, v: torch.Tensor, points: torch.Tensor):
+    return (torch.cross(a, b), torch.cross(a.t(), b.t(), dim=0), torch.linalg.multi_dot([a, b.t(), a]),
+            torch.linalg.multi_dot([v[:4], a, v[:3]]), torch.linalg.multi_dot([v[:4], a, b.t()]),
+            torch.block_diag(a, v, v[0], b[:1]), torch.cdist(points, points[:2], 0.0),
+            torch.cdist(points, points[1:], 1.0), torch.cdist(points, points, 2.0),
+            torch.cdist(points, points[:3], float("inf")))
+
+
+def test_products_blocks_and_distances_on_iree():
+    """cross (its deprecated default dimension: the first of size 3), multi_dot (vectors at its ends),
+    block_diag of 2-d, 1-d and 0-d blocks, and cdist for p = 0, 1, 2 and inf: not in the torch dialect."""
+    torch.manual_seed(0)
+    inputs = (torch.randn(4, 3), torch.randn(4, 3), torch.randn(5), torch.randn(2, 4, 3))
+    inputs[3][0, 1, 2] = inputs[3][0, 0, 2]
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(products_blocks_and_distances), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), products_blocks_and_distances(*inputs))
+
+
+def cumulative_logsumexp(x: torch.Tensor, scalar: torch.Tensor):
+    return torch.logcumsumexp(x, 0), torch.logcumsumexp(x, -1), torch.logcumsumexp(scalar, 0)
+
+
+def test_logcumsumexp_of_large_and_infinite_values_on_iree():
+    """logcumsumexp shifted by each prefix's maximum: torch-mlir's log(cumsum(exp(x))) gives inf for 10000 (op_db's
+    sample); -inf and inf entries keep their eager values."""
+    x = torch.randn(4, 5)
+    x[0, 0], x[1, 2], x[2, 1], x[3, 3] = 10000.0, -9000.0, float("-inf"), float("inf")
+    inputs = (x, torch.tensor(3.0))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(cumulative_logsumexp), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), cumulative_logsumexp(*inputs))
 
 
 def determinants(a: torch.Tensor, empty: torch.Tensor):
@@ -137,7 +195,8 @@ def pads_upsampling_and_shrinking(x: torch.Tensor, volume: torch.Tensor):
     return (F.pad(x, [2, 1, 1, 0], mode="reflect"), F.pad(x, [1, 2, 0, 1], mode="replicate"),
             F.pad(volume, [1, 1, 1, 0, 0, 1], mode="reflect"), F.pad(x, [1, 0, 0, 1], mode="circular"),
             F.interpolate(x, scale_factor=2.0), F.interpolate(x, size=[5, 7], mode="bilinear"),
-            F.interpolate(x, scale_factor=1.5, mode="bilinear", align_corners=True), F.softshrink(x, 0.5))
+            F.interpolate(x, scale_factor=1.5, mode="bilinear", align_corners=True), F.softshrink(x, 0.5),
+            F.upsample_bilinear(x, size=(2, 3)))
 
 
 def test_pads_upsampling_and_softshrink_on_iree():

@@ -117,6 +117,25 @@ graph(%c : bool, %n : int):
     assert "torch.derefine %none : !torch.none to !torch.optional<int>" in text
 
 
+def test_a_loop_that_changes_a_carried_tensors_rank_carries_what_its_iterations_share():
+    """Refinement types the value entering the loop Float(3) and the result Float(3, 1) (`w = w.unsqueeze(-1)`
+    once): the loop carries a tensor of unknown rank, cast from and to both (a cast between the two would not
+    verify)."""
+    text = imported('''
+graph(%w : Float(3)):
+  %one : int = prim::Constant[value=1]()
+  %true : bool = prim::Constant[value=1]()
+  %minus_one : int = prim::Constant[value=-1]()
+  %r : Float(3, 1) = prim::Loop(%one, %true, %w)
+    block0(%i : int, %w.1 : Float(3)):
+      %w.2 : Float(3, 1) = aten::unsqueeze(%w.1, %minus_one)
+      -> (%true, %w.2)
+  return (%r)''')
+    assert "torch.prim.Loop" in text and "!torch.vtensor<*,f32>" in text
+    assert "!torch.vtensor<[3],f32> to !torch.vtensor<*,f32>" in text
+    assert "!torch.vtensor<*,f32> to !torch.vtensor<[3,1],f32>" in text
+
+
 def test_unregistered_ops_fall_back_to_torch_operator_and_lowering_names_them():
     register_operator("tsjit_test::double(Tensor a) -> Tensor", lambda a: a * 2)
     text = '''

@@ -40,3 +40,15 @@ def test_jacobi_svd_and_eigh_on_iree():
     symmetric = torch.triu(inputs[3]) + torch.triu(inputs[3], 1).t()
     assert_close((u @ torch.diag(got[-2]) @ v.t(), wide_u @ torch.diag(got[-1]) @ wide_vh,
                   eigenvectors @ torch.diag(got[-3]) @ eigenvectors.t()), (a, wide, symmetric))
+
+
+def pinv_of_empty(tall: torch.Tensor, batch: torch.Tensor, rcond: torch.Tensor):
+    return torch.linalg.pinv(tall, rcond), torch.linalg.pinv(batch, atol=rcond[0], rtol=rcond[1], hermitian=True)
+
+
+def test_pinv_of_an_empty_matrix_ignores_the_tolerances_on_iree():
+    """An empty matrix's pseudo-inverse is its empty transpose, as eager's: the tolerances' own batch shape
+    (op_db's `rcond` of shape [3, 0]) does not broadcast into it."""
+    inputs = (torch.randn(3, 0), torch.randn(0, 2, 2), torch.rand(3, 0))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(pinv_of_empty), list(inputs), output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), pinv_of_empty(*inputs))

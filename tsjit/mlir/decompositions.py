@@ -222,6 +222,9 @@ def _source_position(size: int, out: int, align_corners: bool, scale_factors: Op
       ratio = float(size - 1) / float(out - 1)
     return position * ratio
   return (position + 0.5) * _source_ratio(size, out, scale_factors, i) - 0.5
+def _ones(n: int) -> List[int]:
+  # (a list, not a loop of unsqueezes: a loop that changes its tensor's rank has no type torch-mlir lowers)
+  return [1 for _ in range(n)]
 def _linear(x: Tensor, dim: int, out: int, align_corners: bool, scale_factors: Optional[List[float]], i: int) -> Tensor:
   size = x.size(dim)
   source = _source_position(size, out, align_corners, scale_factors, i, x.dtype)
@@ -229,9 +232,7 @@ def _linear(x: Tensor, dim: int, out: int, align_corners: bool, scale_factors: O
     source = torch.clamp(source, 0.0)
   low = torch.floor(source).to(3)  # (int32: TOSA casts no float to int64)
   high = torch.clamp(low + 1, 0, size - 1)
-  weight = source - low.to(x.dtype)
-  for _ in range(x.dim() - 1 - dim):
-    weight = weight.unsqueeze(-1)
+  weight = (source - low.to(x.dtype)).reshape([out] + _ones(x.dim() - 1 - dim))  # (along dim)
   below = x.index_select(dim, low)
   return below + (x.index_select(dim, high) - below) * weight
 def _cubic_near(t: Tensor) -> Tensor:
@@ -247,9 +248,7 @@ def _cubic(x: Tensor, dim: int, out: int, align_corners: bool, scale_factors: Op
   weights = [_cubic_far(t + 1.0), _cubic_near(t), _cubic_near(1.0 - t), _cubic_far(2.0 - t)]
   result = torch.zeros_like(x.narrow(dim, 0, 1)).expand_as(x.index_select(dim, base))
   for k in range(4):
-    weight = weights[k]
-    for _ in range(x.dim() - 1 - dim):
-      weight = weight.unsqueeze(-1)
+    weight = weights[k].reshape([out] + _ones(x.dim() - 1 - dim))
     result = result + x.index_select(dim, torch.clamp(base + (k - 1), 0, size - 1)) * weight
   return result
 def upsample_linear1d(self: Tensor, output_size: List[int], align_corners: bool,
@@ -514,6 +513,18 @@ def cummax(self: Tensor, dim: int) -> Tuple[Tensor, Tensor]:
   return _cumulative_extreme(self, dim, True)
 def cummin(self: Tensor, dim: int) -> Tuple[Tensor, Tensor]:
   return _cumulative_extreme(self, dim, False)
+def logcumsumexp(self: Tensor, dim: int) -> Tensor:
+  # (torch-mlir's own decomposition, log(cumsum(exp(x))), overflows: 10000 gives inf) each prefix's logsumexp,
+  # shifted by the prefix's maximum
+  if self.dim() == 0:
+    return self.clone()
+  x = self.movedim(dim, -1)
+  positions = torch.arange(x.size(-1))
+  seen = positions.unsqueeze(0) <= positions.unsqueeze(1)  # [i, j]: j <= i
+  prefixes = torch.where(seen, x.unsqueeze(-2), float("-inf"))  # [..., i, j]
+  top = prefixes.amax(-1, keepdim=True)
+  shift = torch.where(torch.isinf(top), torch.zeros_like(top), top)
+  return (torch.log(torch.exp(prefixes - shift).sum(-1)) + shift.squeeze(-1)).movedim(-1, dim)
 def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> Tuple[Tensor, Tensor]:
   if self.dim() == 0:
     return self.clone(), torch.zeros_like(self, dtype=4)
@@ -650,6 +661,50 @@ def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = No
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-06, keepdim: bool = False) -> Tensor:
   dim = max(max(x1.dim(), x2.dim()), 1) - 1
   return torch.linalg_vector_norm(x1 - x2 + eps, p, [dim], keepdim)
+def cross(self: Tensor, other: Tensor, dim: Optional[int] = None) -> Tensor:
+  if dim is not None:
+    return torch.linalg_cross(self, other, dim=dim)
+  first = -1  # (the deprecated default: the first dimension of size 3)
+  for i in range(self.dim()):
+    if first == -1 and self.size(i) == 3:
+      first = i
+  return torch.linalg_cross(self, other, dim=first)
+def linalg_multi_dot(tensors: List[Tensor]) -> Tensor:
+  # left to right (ATen orders the products by cost: the same product, rounded differently); a first or last
+  # vector is a row or a column, as matmul takes it
+  result = tensors[0]
+  for i in range(1, len(tensors)):
+    result = torch.matmul(result, tensors[i])
+  return result
+def block_diag(tensors: List[Tensor]) -> Tensor:
+  columns = 0
+  for i in range(len(tensors)):
+    columns += tensors[i].size(-1) if tensors[i].dim() > 0 else 1
+  rows: List[Tensor] = []
+  left = 0
+  for i in range(len(tensors)):
+    block = tensors[i].reshape([-1, tensors[i].size(-1) if tensors[i].dim() > 0 else 1])
+    rows.append(torch.constant_pad_nd(block, [left, columns - left - block.size(1)], 0.0))
+    left += block.size(1)
+  return torch.cat(rows, 0)
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Optional[int] = None) -> Tensor:
+  # every pair's p-norm distance, from the differences (ATen's matrix-product form for p = 2 rounds differently)
+  differences = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+  if p == 0.0:
+    return (differences != 0).to(x1.dtype).sum(-1)
+  if p == float("inf"):
+    return differences.abs().amax(-1)
+  return torch.linalg_vector_norm(differences, p, [-1])
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,
+                     reduction: int) -> Tensor:  # (with full: see _ONLY_WHEN)
+  if log_input:
+    loss = torch.exp(input) - target * input
+  else:
+    loss = input - target * torch.log(input + eps)
+  if full:  # Stirling's approximation of log(target!), for targets above 1
+    stirling = target * torch.log(target) - target + 0.5 * torch.log(6.283185307179586 * target)  # (2 pi)
+    loss = loss + torch.where(target > 1, stirling, torch.zeros_like(stirling))
+  return _reduce(loss, reduction)
 def soft_margin_loss(self: Tensor, target: Tensor, reduction: int = 1) -> Tensor:
   return _reduce(torch.log1p(torch.exp(-target * self)), reduction)
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
@@ -827,6 +882,10 @@ def conj_physical(self: Tensor) -> Tensor:
 def real(self: Tensor) -> Tensor:
   return self
 def isreal(self: Tensor) -> Tensor:
+  return torch.ones_like(self, dtype=11)
+def isfinite(self: Tensor) -> Tensor:  # (defined, but linalg does not lower it)
+  if self.is_floating_point():
+    return torch.logical_not(torch.logical_or(torch.isnan(self), torch.isinf(self)))
   return torch.ones_like(self, dtype=11)
 def angle(self: Tensor) -> Tensor:
   half_turns = torch.where(self < 0, torch.full_like(self, 3.141592653589793), torch.zeros_like(self))
@@ -1120,6 +1179,51 @@ def as_strided_copy(self: Tensor, size: List[int], stride: List[int], storage_of
   return self.reshape([-1]).index_select(0, position.reshape([-1])).reshape(size)
 def t_copy(self: Tensor) -> Tensor:
   return self.t().clone()
+def view_copy(self: Tensor, size: List[int]) -> Tensor:
+  return self.view(size).clone()
+def permute_copy(self: Tensor, dims: List[int]) -> Tensor:
+  return self.permute(dims).clone()
+def unsqueeze_copy(self: Tensor, dim: int) -> Tensor:
+  return self.unsqueeze(dim).clone()
+def transpose_copy__int(self: Tensor, dim0: int, dim1: int) -> Tensor:
+  return self.transpose(dim0, dim1).clone()
+def diagonal_scatter(self: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+  # each position of the diagonal's plane takes src's element of its row where it is on the diagonal
+  plane = self.movedim([dim1, dim2], [-2, -1])
+  rows = torch.arange(plane.size(-2)).unsqueeze(-1)
+  columns = torch.arange(plane.size(-1))
+  first_row = max(-offset, 0)
+  along = (rows - first_row).clamp(0, max(src.size(-1) - 1, 0)).reshape([-1])
+  chosen = src.index_select(-1, along).unsqueeze(-1)
+  return torch.where(columns - rows == offset, chosen, plane).movedim([-2, -1], [dim1, dim2])
+def as_strided_scatter(self: Tensor, src: Tensor, size: List[int], stride: List[int],
+                       storage_offset: Optional[int] = None) -> Tensor:
+  # src's elements written at their flat positions in self's storage (contiguous, see _ONLY_WHEN)
+  position = torch.zeros(size, dtype=4)
+  if storage_offset is not None:
+    position = position + storage_offset
+  for k in range(len(size)):
+    shape = [1 for _ in size]
+    shape[k] = size[k]
+    position = position + torch.arange(size[k]).reshape(shape) * stride[k]
+  flat = self.reshape([-1]).scatter(0, position.reshape([-1]), src.reshape([-1]).to(self.dtype))
+  return flat.reshape(self.shape)
+def im2col(self: Tensor, kernel_size: List[int], dilation: List[int], padding: List[int],
+           stride: List[int]) -> Tensor:
+  # each kernel position's strided window of the padded input, one block of rows per channel
+  x = torch.constant_pad_nd(self, [padding[1], padding[1], padding[0], padding[0]], 0.0)
+  rows = (x.size(-2) - dilation[0] * (kernel_size[0] - 1) - 1) // stride[0] + 1
+  columns = (x.size(-1) - dilation[1] * (kernel_size[1] - 1) - 1) // stride[1] + 1
+  windows: List[Tensor] = []
+  for i in range(kernel_size[0]):
+    for j in range(kernel_size[1]):
+      top = i * dilation[0]
+      left = j * dilation[1]
+      windows.append(x[..., top:top + stride[0] * (rows - 1) + 1:stride[0],
+                       left:left + stride[1] * (columns - 1) + 1:stride[1]])
+  # (sizes, not flatten: torch-mlir views a flattened empty tensor as [0, -1, ...] and divides by its zero size)
+  blocks = self.size(-3) * kernel_size[0] * kernel_size[1]
+  return torch.stack(windows, -3).reshape(self.shape[:-3] + [blocks, rows * columns])
 def squeeze_copy(self: Tensor) -> Tensor:
   return self.squeeze().clone()
 def squeeze_copy__dim(self: Tensor, dim: int) -> Tensor:
@@ -1258,6 +1362,7 @@ _ONLY_WHEN = {
     "pad": lambda node: _is_constant_where(node, 2, lambda mode: mode == "circular") and _is_constant_list(node, 1, 6)
     or _is_constant_where(node, 2, lambda mode: mode in ("reflect", "replicate")) and
     len(_constant_ints(node, 1) or [0] * 7) <= 6,
+    "poisson_nll_loss": lambda node: _is_constant(node, 3, True),  # (torch-mlir's is "backend illegal" with full)
     "diff": lambda node: _is_constant(node, 1, 0) or _is_constant(node, 1, 1),  # a loop over n would change shapes
     # in training it draws a random mask, unless p is 0 (ATen then returns the input)
     "feature_dropout": lambda node: _is_constant(node, 2, False) or _is_constant(node, 1, 0.0),
@@ -1269,6 +1374,7 @@ _ONLY_WHEN = {
     "copysign__Tensor": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) and _has_dtype(node, 1, _FLOATING_DTYPES),
     "signbit": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
     "logsumexp": lambda node: _has_rank(node, 0, 0),
+    "logcumsumexp": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
     "argmin": lambda node: _is_constant(node, 1, None),
     "argmax": lambda node: _is_constant(node, 1, None),
     "squeeze_copy__dims": lambda node: _constant_ints(node, 1) is not None,
@@ -1290,6 +1396,7 @@ _ONLY_WHEN = {
     # as_strided reads the storage: a contiguous one, which a program's input is (as IREE passes it) and an
     # intermediate tensor need not be (a transpose's view)
     "as_strided_copy": lambda node: _reads_contiguous_storage(node),
+    "as_strided_scatter": lambda node: _reads_contiguous_storage(node, 2),
     # a one-hot comparison of every value's position with every output position (at most _MOST_COMPARISONS)
     "max_unpool2d": lambda node: _is_small_unpool(node, 2),
     "gradient__scalarint": lambda node: _has_static_sizes(node, 0, _FLOATING_DTYPES),  # (of integers: floats)
@@ -1307,6 +1414,7 @@ _ONLY_WHEN = {
     "conj_physical": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
     "real": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
     "isreal": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
+    "isfinite": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
     "angle": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),  # of an integer tensor: a float tensor
     "linalg_vecdot": lambda node: _has_dtype(node, 0, _REAL_DTYPES),
     "lgamma": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
@@ -1388,10 +1496,11 @@ def _is_small_unpool(node: Node, rank: int) -> bool:
     return math.prod(sizes[-rank:]) * math.prod(output_sizes[-rank:]) <= _MOST_COMPARISONS
 
 
-def _reads_contiguous_storage(node: Node) -> bool:
-    """Whether an as_strided's input is a program input and its sizes and strides are constants."""
-    return node.inputs[0].node.kind is prim.Param and _constant_ints(node, 1) is not None and \
-        _constant_ints(node, 2) is not None
+def _reads_contiguous_storage(node: Node, sizes: int = 1) -> bool:
+    """Whether an as_strided's input is a program input and its sizes and strides (arguments `sizes` and the next)
+    are constants."""
+    return node.inputs[0].node.kind is prim.Param and _constant_ints(node, sizes) is not None and \
+        _constant_ints(node, sizes + 1) is not None
 
 
 def _is_written(value: Value) -> bool:

@@ -414,12 +414,14 @@ class FunctionImporter(Emitter):
     def import_loop(self, node: Node) -> None:
         """`torch.prim.Loop %trip, %cond, init(...)`: the block takes (iteration, carried...) and ends with
         `torch.prim.Loop.condition %continue, iter(carried...)`."""
-        carried_types = [self.type_of(v) for v in node.outputs]
+        carried_types = [mlir_type(_carried_type(node, i), self.spec.value_semantics) for i in range(len(node.outputs))]
         trip_count, condition = (self.use(v) for v in node.inputs[:2])
         operands = [trip_count, condition, *self.coerce_all(node.inputs[2:], carried_types)]
-        results = [self.define(v) for v in node.outputs]
+        results = [self.fresh() for _ in node.outputs]
         region = functools.partial(self._loop_region, node.blocks[0], carried_types)
         self.op_with_regions("torch.prim.Loop", operands, carried_types, [region], results)
+        for value, name, type_ in zip(node.outputs, results, carried_types):
+            self.bind(value, name, type_)
 
     def _loop_region(self, block: Block, carried_types: list[str]) -> None:
         """The block arguments take the carried types; a block input typed differently gets a conversion."""
@@ -562,6 +564,17 @@ def method_symbol(class_name: str, method: str) -> str:
 def _unpack_rule(op: str) -> Callable[[FunctionImporter, Node], None]:
     return lambda importer, node: importer.simple_op(node, op)
 
+
+
+def _carried_type(loop: Node, i: int) -> ts.Type:
+    """The type of a loop's i-th carried value in every iteration: refinement may type the value entering the
+    loop, the body's and the result differently (`w = w.unsqueeze(-1)` in the body: Float(3) in, Float(3, 1)
+    out), and sizes and ranks they do not share are unknown (a cast between the two would not verify)."""
+    block = loop.blocks[0]
+    types = [loop.outputs[i].type, loop.inputs[2 + i].type, block.inputs[1 + i].type, block.outputs[1 + i].type]
+    if not all(isinstance(t, ts.TensorType) for t in types):
+        return types[0]
+    return functools.reduce(ts.TensorType.merge, types)
 
 _NODE_RULES: dict[Symbol, Callable[[FunctionImporter, Node], None]] = {
     prim.Constant: FunctionImporter.import_constant,

@@ -121,6 +121,8 @@ def _cutoff(magnitudes: Tensor, atol: Tensor, rtol: Tensor) -> Tensor:
   # max(atol, rtol * the largest magnitude), (..., 1)
   return torch.maximum(atol.unsqueeze(-1), rtol.unsqueeze(-1) * torch.amax(magnitudes, [-1], True))
 def _pinv(A: Tensor, atol: Tensor, rtol: Tensor, hermitian: bool) -> Tensor:
+  if A.numel() == 0:  # (as ATen's, without the tolerances: they would broadcast their own batch shape into it)
+    return torch.zeros(A.size()[:-2] + [A.size(-1), A.size(-2)], dtype=A.dtype)
   if hermitian:
     values, vectors = _symmetric_jacobi(_symmetric(A, "L"))
     kept = torch.abs(values) > _cutoff(torch.abs(values), atol, rtol)

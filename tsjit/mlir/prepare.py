@@ -29,6 +29,11 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
 - `replace_uninitialized`: `prim::Uninitialized` (the placeholder the exit transform yields on paths that return
   or break early, never read) has no lowering ("failed to legalize operation 'torch.prim.Uninitialized'"); it
   becomes a zero of its refined type.
+- `replace_empty_results`: torch-mlir and its backends mishandle tensors without elements: a reshape that merges
+  the dimensions of a zero-element tensor dies of a floating point exception in torch-mlir (F.unfold of a batch
+  of 0), StableHLO's gather of a 0x0 matrix aborts in LLVM (linalg.svd). A tensor without elements is all its
+  type, so an aten op whose tensor results all have static sizes with a 0 (and writes nothing) is replaced by
+  zeros of those types.
 - `decompose_range_ops`: `for j in range(a, b, step)` counts with `aten::__range_length` and
   `aten::__derive_index`, which the linalg backend lowers only when everything is constant; with a constant step
   they become int arithmetic, which it lowers.
@@ -290,6 +295,8 @@ def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstra
         shapes.refine_types(entry, arguments)
     for graph in graphs:
         run_pass(replace_uninitialized, graph)
+        if run_pass(replace_empty_results, graph):
+            run_pass(eliminate_dead_code, graph, keep_assertions=True)
         run_pass(reject_list_mutation_in_control_flow, graph)
 
 
@@ -705,6 +712,27 @@ def replace_uninitialized(graph: Graph) -> bool:
             node.destroy()
             changed = True
     return changed
+
+
+def replace_empty_results(graph: Graph) -> bool:
+    """An aten op whose results are all tensors of static sizes without elements -> zeros of those types (the op
+    itself is left for dead-code elimination, which keeps it where it may raise or has side effects)."""
+    changed = False
+    for node in [n for n in graph.all_nodes() if n.kind.ns == "aten" and n.kind is not aten.zeros and
+                                            _has_only_empty_results(n)]:
+        if _writes_tensor(node) or not any(o.uses for o in node.outputs) or not log.opt_allowed():
+            continue
+        with graph.insert_point_guard(node):
+            for output in node.outputs:
+                output.replace_all_uses_with(_zero_of(graph, output.type))
+        changed = True
+    return changed
+
+
+def _has_only_empty_results(node: Node) -> bool:
+    return bool(node.outputs) and all(
+        isinstance(o.type, ts.TensorType) and o.type.dtype is not None and o.type.sizes is not None and
+        None not in o.type.sizes and 0 in o.type.sizes for o in node.outputs)
 
 
 _SCALAR_ZEROS = {ts.IntType: 0, ts.FloatType: 0.0, ts.BoolType: False, ts.NoneType: None}

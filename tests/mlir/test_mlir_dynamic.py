@@ -136,3 +136,29 @@ def test_a_static_size_that_disagrees_is_refused():
     assert_close(run(torch.ones(3, 4)), torch.full((3, 4), 2.0))
     with pytest.raises(tsjit.errors.MLIRError, match="mismatch"):
         run(torch.randn(2, 5))
+
+
+def products_with_reversed(x: torch.Tensor):
+    """A list built in a loop over a tensor's rows: the trip count is `len(x)` (zip's minimum of two lengths)."""
+    out = []
+    for a, b in zip(x, x.flip(0)):
+        out.append(a * b)
+    return torch.stack(out)
+
+
+def test_a_list_built_over_a_static_size_unrolls_and_lowers():
+    """With a static first size, the trip count folds to a constant, the loop unrolls and the list becomes a list
+    literal, which torch-mlir follows."""
+    x = torch.randn(3, 4)
+    lowered = tsjit.mlir.compile(tsjit.script(products_with_reversed), [x], output_type="linalg-on-tensors")
+    assert "scf.for" not in str(lowered)
+    assert_close(iree.compile(lowered)(x), products_with_reversed(x))
+
+
+def test_a_list_built_over_a_dynamic_size_is_refused():
+    """torch-mlir cannot follow a list written in a loop that stays a loop: tsjit says so instead of lowering it
+    wrongly."""
+    with pytest.raises(tsjit.errors.MLIRError, match="aten::append writes a list inside a loop or branch that does "
+                                                     "not run a fixed number of times"):
+        tsjit.mlir.compile(tsjit.script(products_with_reversed), [([-1, 4], torch.float32)],
+                           output_type="linalg-on-tensors")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import torch
 from mlir_corpus import assert_close
 
+from tsjit.ir import types as ts
 from tsjit.ir.parser import parse_ir
 from tsjit.ir.symbols import aten, prim
 from tsjit.mlir import prepare, shapes
@@ -162,3 +163,20 @@ def test_a_loop_that_changes_a_carried_tensors_rank_unrolls():
     x, weight = torch.randn(2, 3, 4, 5), torch.randn(3)
     lowered = str(tsjit.mlir.compile(tsjit.script(weight_broadcast_along_dim_1), [x, weight]))
     assert "torch.prim.Loop" not in lowered and lowered.count("torch.aten.unsqueeze") == 2
+
+
+def sum_of_row_sums(x: torch.Tensor, scale: int):
+    counts = [scale, scale + 1]
+    return sum([float(x[i].sum()) for i in range(x.size(0))]), sum(counts)
+
+
+def test_the_sum_of_a_list_literal_becomes_additions():
+    """torch-mlir has no op for the sum of a float or int list; once the comprehension over a static size is
+    unrolled, its list is a literal whose sum is a chain of scalar adds, in Python's order."""
+    import tsjit
+
+    x = torch.randn(3, 4)
+    program = prepare.prepare_function(tsjit.script(sum_of_row_sums).graph, [x, 2], prepare.Options())
+    sums = [n for n in program.graph.all_nodes() if n.kind is aten.sum]
+    assert len(sums) == 3 and not any(isinstance(n.input(0).type, ts.ListType) for n in sums)  # (the row sums)
+    assert run_graph(program.graph, x, 2) == sum_of_row_sums(x, 2)

@@ -47,3 +47,16 @@ graph(%x : Float(*, 3)):
   %n : int = aten::size(%x, %zero)
   %r : (int[], int) = prim::TupleConstruct(%sizes, %n)
   return (%r)""", changed=False, present=["aten::size", "aten::size"])
+
+
+def test_the_length_of_a_tensor_becomes_its_first_size():
+    """`for a, b in zip(x, y)` runs min(len(x), len(y)) times: folded, the loop's trip count is a constant. The
+    length of a tensor whose first size is unknown, and of a list, stay."""
+    check_pass(fold_static_types, """
+graph(%x : Float(2, 3), %y : Float(*, 3), %l : int[]):
+  %n : int = aten::len(%x)
+  %m : int = aten::len(%y)
+  %k : int = aten::len(%l)
+  %r : (int, int, int) = prim::TupleConstruct(%n, %m, %k)
+  return (%r)""", inputs=[(torch.randn(2, 3), torch.randn(4, 3), [1, 2, 3])],
+               present=["prim::Constant[value=2]", "aten::len(%y)", "aten::len(%l)"])

@@ -29,6 +29,10 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
 - `replace_uninitialized`: `prim::Uninitialized` (the placeholder the exit transform yields on paths that return
   or break early, never read) has no lowering ("failed to legalize operation 'torch.prim.Uninitialized'"); it
   becomes a zero of its refined type.
+- `expand_list_sums`: torch-mlir has no op for `aten::sum` of an int or float list (it stays a `torch.operator`
+  "aten.sum.float", which no backend legalizes) but lowers scalar adds: the sum of a list literal nothing writes
+  (a list comprehension over a static size, unrolled: `sum([float(x[i].sum()) for i in range(x.size(0))])`)
+  becomes `0 + e0 + e1 + ...`, Python's order of additions.
 - `replace_empty_results`: torch-mlir and its backends mishandle tensors without elements: a reshape that merges
   the dimensions of a zero-element tensor dies of a floating point exception in torch-mlir (F.unfold of a batch
   of 0), StableHLO's gather of a 0x0 matrix aborts in LLVM (linalg.svd). A tensor without elements is all its
@@ -294,6 +298,8 @@ def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstra
     if any([run_pass(expand_broadcast_tensors, graph) for graph in graphs]):
         shapes.refine_types(entry, arguments)
     for graph in graphs:
+        if run_pass(expand_list_sums, graph):
+            run_pass(eliminate_dead_code, graph, keep_assertions=True)
         run_pass(replace_uninitialized, graph)
         if run_pass(replace_empty_results, graph):
             run_pass(eliminate_dead_code, graph, keep_assertions=True)
@@ -758,6 +764,26 @@ def decompose_range_ops(graph: Graph) -> bool:
         with graph.insert_point_guard(node):
             result = _range_arithmetic(graph, node, constant_value(step.node))
         node.output().replace_all_uses_with(result)
+        node.destroy()
+        changed = True
+    return changed
+
+
+def expand_list_sums(graph: Graph) -> bool:
+    """`aten::sum(%l)`, `%l = prim::ListConstruct(e0, e1, ...)` of ints or floats and never written ->
+    `((0 + e0) + e1) + ...`."""
+    changed = False
+    for node in [n for n in graph.all_nodes() if n.kind is aten.sum and len(n.inputs) == 1]:
+        elements = node.input(0)
+        if elements.node.kind is not prim.ListConstruct or _is_written_list(elements) or \
+                not isinstance(elements.type, ts.ListType) or \
+                type(elements.type.elem) not in (ts.IntType, ts.FloatType) or not log.opt_allowed():
+            continue
+        with graph.insert_point_guard(node):
+            total = graph.insert_constant(0.0 if isinstance(elements.type.elem, ts.FloatType) else 0)
+            for element in elements.node.inputs:
+                total = graph.insert(aten.add, [total, element])
+        node.output().replace_all_uses_with(total)
         node.destroy()
         changed = True
     return changed

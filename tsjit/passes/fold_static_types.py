@@ -2,6 +2,7 @@
 
     %s : int[] = aten::size(%x)                       %s : int[] = prim::Constant[value=[2, 3]]()
     %d : int = aten::dim(%x)                 ->       %d : int = prim::Constant[value=2]()
+    %n : int = aten::len(%x)                          %n : int = prim::Constant[value=2]()
     %f : bool = aten::is_floating_point(%x)           %f : bool = prim::Constant[value=1]()
     (with %x : Float(2, 3))
 
@@ -12,7 +13,8 @@ static_control_flow remove the checks and the Ifs on them. F._canonical_mask (nn
 key_padding_mask) keeps a float mask and turns a bool one into a float one on `mask.is_floating_point()`: unfolded,
 the branch that keeps the mask yields a bool tensor where the If's refined type is float. Sound only where no op
 changes a tensor's metadata in place (`unsqueeze_`, `resize_`), which makes a value's type describe it only before
-that op: callers ask shape_analysis.may_change_tensor_metadata first.
+that op: callers ask shape_analysis.may_change_tensor_metadata first. A tensor's length (its first size: the trip
+count of `for a, b in zip(x, y)`) folds too, so that a loop over a tensor of static size has a constant trip count.
 """
 
 from __future__ import annotations
@@ -29,12 +31,12 @@ _DTYPE_QUERIES = {
     aten.is_floating_point: lambda dtype: dtype.is_floating_point,
     aten.is_complex: lambda dtype: dtype.is_complex,
 }
-_FOLDED = frozenset({aten.size, aten.dim, *_DTYPE_QUERIES})
+_FOLDED = frozenset({aten.size, aten.dim, aten.len, *_DTYPE_QUERIES})
 
 
 def fold_static_types(graph: Graph) -> bool:
-    """`aten::size(%t)`, `aten::size(%t, d)`, `aten::dim(%t)`, `prim::dtype(%t)`, `aten::is_floating_point(%t)`
-    and `aten::is_complex(%t)` -> constants, where %t's refined type states them."""
+    """`aten::size(%t)`, `aten::size(%t, d)`, `aten::dim(%t)`, `aten::len(%t)`, `prim::dtype(%t)`,
+    `aten::is_floating_point(%t)` and `aten::is_complex(%t)` -> constants, where %t's refined type states them."""
     changed = False
     for node in [n for n in graph.all_nodes() if n.kind in _FOLDED]:
         value = _static_value(node)
@@ -56,6 +58,8 @@ def _static_value(node: Node) -> int | bool | list[int] | None:
         return None
     if node.kind is aten.dim:
         return len(sizes)
+    if node.kind is aten.len:
+        return sizes[0] if sizes else None
     if len(node.inputs) == 1:
         known = [size for size in sizes if size is not None]
         return known if len(known) == len(sizes) else None

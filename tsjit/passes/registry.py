@@ -137,6 +137,8 @@ _TABLE = (
     ("scalars_to_scalar_tensors", _MLIR, "aten::tensor of a number becomes aten::scalar_tensor"),
     ("decompose_range_ops", _MLIR,
      "aten::__range_length and aten::__derive_index with a constant step become int arithmetic"),
+    ("expand_list_sums", _MLIR,
+     "aten::sum of an int or float list literal nothing writes becomes scalar adds (0 + e0 + e1 + ...)"),
     ("loops_to_for_or_while", "tsjit.mlir.loops",
      "loops reshaped so torch-mlir lowers them right: for loops guard a computed condition, while loops peeled"),
     ("reject_list_mutation_in_control_flow", _MLIR,

@@ -158,15 +158,18 @@ def linalg_eigh(self: Tensor, UPLO: str = "L") -> Tuple[Tensor, Tensor]:
   return _symmetric_jacobi(_symmetric(self, UPLO))
 def linalg_eigvalsh(self: Tensor, UPLO: str = "L") -> Tensor:
   return _symmetric_jacobi(_symmetric(self, UPLO))[0]
+def _float_tolerances(A: Tensor, atol: Optional[float], rtol: Optional[float]) -> Tuple[Tensor, Tensor]:
+  # _tolerances of float atol and rtol: they are known at compile time, so the default rtol needs no where
+  zero = torch.zeros_like(A.sum([-2, -1]))
+  absolute = zero if atol is None else zero + atol
+  return absolute, zero + (_default_rtol(A, atol is not None and atol > 0) if rtol is None else rtol)
 def linalg_pinv__atol_rtol_tensor(self: Tensor, atol: Optional[Tensor] = None, rtol: Optional[Tensor] = None,
                                   hermitian: bool = False) -> Tensor:
   absolute, relative = _tolerances(self, atol, rtol)
   return _pinv(self, absolute, relative, hermitian)
 def linalg_pinv__atol_rtol_float(self: Tensor, atol: Optional[float] = None, rtol: Optional[float] = None,
                                  hermitian: bool = False) -> Tensor:
-  zero = torch.zeros_like(self.sum([-2, -1]))
-  absolute = zero if atol is None else zero + atol
-  relative = zero + (_default_rtol(self, atol is not None and atol > 0) if rtol is None else rtol)
+  absolute, relative = _float_tolerances(self, atol, rtol)
   return _pinv(self, absolute, relative, hermitian)
 def linalg_pinv(self: Tensor, rcond: float, hermitian: bool = False) -> Tensor:
   zero = torch.zeros_like(self.sum([-2, -1]))
@@ -190,9 +193,7 @@ def linalg_matrix_rank__atol_rtol_tensor(input: Tensor, atol: Optional[Tensor] =
   return _matrix_rank(input, absolute, relative, hermitian)
 def linalg_matrix_rank__atol_rtol_float(self: Tensor, atol: Optional[float] = None, rtol: Optional[float] = None,
                                         hermitian: bool = False) -> Tensor:
-  zero = torch.zeros_like(self.sum([-2, -1]))
-  absolute = zero if atol is None else zero + atol
-  relative = zero + (_default_rtol(self, atol is not None and atol > 0) if rtol is None else rtol)
+  absolute, relative = _float_tolerances(self, atol, rtol)
   return _matrix_rank(self, absolute, relative, hermitian)
 def linalg_matrix_rank(self: Tensor, tol: float, hermitian: bool = False) -> Tensor:
   zero = torch.zeros_like(self.sum([-2, -1]))

@@ -1165,10 +1165,9 @@ def unfold_copy(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
   return self.unfold(dimension, size, step).clone()
 def alias_copy(self: Tensor) -> Tensor:
   return self.clone()
-def as_strided(self: Tensor, size: List[int], stride: List[int], storage_offset: Optional[int] = None) -> Tensor:
-  return as_strided_copy(self, size, stride, storage_offset)  # (a view nothing writes: see _ONLY_WHEN)
-def as_strided_copy(self: Tensor, size: List[int], stride: List[int], storage_offset: Optional[int] = None) -> Tensor:
-  # the flat position of each element in the input's storage (a program's input is contiguous, see _ONLY_WHEN)
+def _strided_positions(size: List[int], stride: List[int], storage_offset: Optional[int]) -> Tensor:
+  # the flat position in a contiguous storage of each element of the strided view (a program's input is
+  # contiguous, see _ONLY_WHEN)
   position = torch.zeros(size, dtype=4)
   if storage_offset is not None:
     position = position + storage_offset
@@ -1176,6 +1175,11 @@ def as_strided_copy(self: Tensor, size: List[int], stride: List[int], storage_of
     shape = [1 for _ in size]
     shape[k] = size[k]
     position = position + torch.arange(size[k]).reshape(shape) * stride[k]
+  return position
+def as_strided(self: Tensor, size: List[int], stride: List[int], storage_offset: Optional[int] = None) -> Tensor:
+  return as_strided_copy(self, size, stride, storage_offset)  # (a view nothing writes: see _ONLY_WHEN)
+def as_strided_copy(self: Tensor, size: List[int], stride: List[int], storage_offset: Optional[int] = None) -> Tensor:
+  position = _strided_positions(size, stride, storage_offset)
   return self.reshape([-1]).index_select(0, position.reshape([-1])).reshape(size)
 def t_copy(self: Tensor) -> Tensor:
   return self.t().clone()
@@ -1199,13 +1203,7 @@ def diagonal_scatter(self: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, 
 def as_strided_scatter(self: Tensor, src: Tensor, size: List[int], stride: List[int],
                        storage_offset: Optional[int] = None) -> Tensor:
   # src's elements written at their flat positions in self's storage (contiguous, see _ONLY_WHEN)
-  position = torch.zeros(size, dtype=4)
-  if storage_offset is not None:
-    position = position + storage_offset
-  for k in range(len(size)):
-    shape = [1 for _ in size]
-    shape[k] = size[k]
-    position = position + torch.arange(size[k]).reshape(shape) * stride[k]
+  position = _strided_positions(size, stride, storage_offset)
   flat = self.reshape([-1]).scatter(0, position.reshape([-1]), src.reshape([-1]).to(self.dtype))
   return flat.reshape(self.shape)
 def im2col(self: Tensor, kernel_size: List[int], dilation: List[int], padding: List[int],

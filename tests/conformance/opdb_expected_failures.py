@@ -170,8 +170,6 @@ EXPECTED_FAILURES: dict[tuple[str, str, str], str] = {
     ('norm.nuc', 'method', 'script'): TORCH_JIT_FAILS_TOO,
     ('normal.in_place', 'inplace', 'save_load'): TORCH_JIT_FAILS_TOO,
     ('normal.in_place', 'inplace', 'script'): TORCH_JIT_FAILS_TOO,
-    ('scalar_tensor', 'function', 'save_load'): TORCH_JIT_FAILS_TOO,
-    ('scalar_tensor', 'function', 'script'): TORCH_JIT_FAILS_TOO,
     ('short', 'method', 'save_load'): TORCH_JIT_FAILS_TOO,
     ('short', 'method', 'script'): TORCH_JIT_FAILS_TOO,
     ('stft', 'method', 'save_load'): TORCH_JIT_FAILS_TOO,

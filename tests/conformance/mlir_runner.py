@@ -390,8 +390,11 @@ def _source_of(thing: Any) -> str:
 
 
 def _tensor_bytes(tensor: torch.Tensor) -> bytes:
-    flat = tensor.detach().cpu().contiguous().reshape(-1)
-    return f"{flat.dtype}{list(tensor.shape)}".encode() + flat.view(torch.uint8).numpy().tobytes()
+    """A tensor's dtype, layout, shape and values (a sparse one's by its dense values)."""
+    sparse = tensor.layout != torch.strided
+    flat = (tensor.to_dense() if sparse else tensor).detach().cpu().contiguous().reshape(-1)
+    kind = f"{flat.dtype}{tensor.layout if sparse else ''}{list(tensor.shape)}"
+    return kind.encode() + flat.view(torch.uint8).numpy().tobytes()
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -87,19 +87,23 @@ def _masked_input(input: Tensor, mask: Optional[Tensor], reduction: str, ord: fl
         return input
     return torch.where(_input_mask(input, mask), input, _identity(reduction, input, ord))
 
+def _wrapped_dim(dim: int, ndim: int) -> int:
+    n = max(ndim, 1)
+    if dim >= n or dim < -n:
+        raise IndexError("Dimension out of range (expected to be in range of [" + str(-n) + ", " + str(n - 1)
+                         + "], but got " + str(dim) + ")")
+    return dim % n
+
 def _canonical_dim(dim: Optional[List[int]], ndim: int) -> List[int]:
     if dim is None or len(dim) == 0:
         return list(range(ndim))
-    n = max(ndim, 1)
-    dims: List[int] = []
-    for d in dim:
-        if d >= n or d < -n:
-            raise IndexError("Dimension out of range (expected to be in range of [" + str(-n) + ", " + str(n - 1)
-                             + "], but got " + str(d) + ")")
-        if d % n in dims:
-            raise RuntimeError("dim=" + str(d) + " appears multiple times in the list of dims")
-        dims.append(d % n)
-    dims.sort()
+    dims = [_wrapped_dim(d, ndim) for d in dim]
+    # eager compares each dim as given with the wrapped ones before it: (1, -1) passes here, and the operators
+    # that do not take it are what refuse it
+    for i in range(len(dim)):
+        for j in range(i):
+            if dim[i] == dims[j]:
+                raise RuntimeError("dim=" + str(dim[i]) + " appears multiple times in the list of dims")
     return dims
 
 def _flag(keepdim: Optional[bool]) -> bool:
@@ -144,13 +148,19 @@ def _vector_norm(input: Tensor, ord: float, dim: Optional[List[int]], keepdim: b
     masked = _masked_input(input, mask, "norm", ord)
     return torch.linalg.vector_norm(masked, ord, _canonical_dim(dim, input.dim()), keepdim, dtype=dtype)
 
-def _order(ord: Union[float, int]) -> float:
-    if isinstance(ord, int):
-        return float(ord)
-    return ord
+def _nanmedian(input: Tensor, dim: int, keepdim: bool) -> Tensor:
+    # torch.nanmedian(input, dim, keepdim).values by a sort, which the MLIR backends lower (torch-mlir has no
+    # aten.nanmedian.dim): the lower median of the values that are not NaN (NaNs sorted as +inf, past every one of
+    # them that counts), NaN where every value is
+    missing = torch.isnan(input)
+    present = torch.sum(torch.logical_not(missing), [dim], True)
+    ordered = torch.sort(torch.where(missing, math.inf, input), dim)[0]
+    middle = torch.gather(ordered, dim, torch.clamp_min(torch.div(present - 1, 2, rounding_mode="floor"), 0))
+    output = torch.where(present == 0, math.nan, middle)
+    return output if keepdim else output.squeeze(dim)
 
 def _std_var(input: Tensor, dim: Optional[List[int]], unbiased: Optional[bool],
-             correction: Optional[Union[float, int]], keepdim: bool, dtype: Optional[int], mask: Optional[Tensor],
+             correction: Optional[number], keepdim: bool, dtype: Optional[int], mask: Optional[Tensor],
              take_sqrt: bool) -> Tensor:
     if unbiased is not None and correction is not None:
         raise AssertionError("Only one of unbiased and correction may be given")
@@ -158,7 +168,7 @@ def _std_var(input: Tensor, dim: Optional[List[int]], unbiased: Optional[bool],
     if unbiased is not None:
         removed = 1.0 if unbiased else 0.0
     if correction is not None:
-        removed = _order(correction)
+        removed = float(correction)
     if dtype is None:
         dtype = input.dtype if _floating_or_complex(input.dtype) else torch.float32
     compute_dtype = dtype if _floating_or_complex(dtype) else torch.float32
@@ -185,23 +195,24 @@ def prod(input: Tensor, dim: Optional[BroadcastingList1[int]] = None, *, keepdim
     _strided(input, "torch.masked.prod")
     dims = _canonical_dim(dim, input.dim())
     result = _masked_input(input, mask, "prod").to(_accumulated_dtype(input, dtype))
-    for d in dims[::-1]:
-        result = result.prod(d, _flag(keepdim))
+    for d in range(input.dim() - 1, -1, -1):  # the last dimension first: the others keep their positions
+        if d in dims:
+            result = result.prod(d, _flag(keepdim))
     return result
 
 def cumsum(input: Tensor, dim: int, *, dtype: Optional[int] = None, mask: Optional[Tensor] = None) -> Tensor:
     _strided(input, "torch.masked.cumsum")
     if dtype is None:
         dtype = input.dtype
-    d = _canonical_dim([dim], input.dim())[0]
-    return torch.cumsum(_masked_input(input, mask, "sum"), d, dtype=dtype).to(dtype)
+    d = _wrapped_dim(dim, input.dim())
+    return torch.cumsum(_masked_input(input, mask, "sum").to(dtype), d).to(dtype)
 
 def cumprod(input: Tensor, dim: int, *, dtype: Optional[int] = None, mask: Optional[Tensor] = None) -> Tensor:
     _strided(input, "torch.masked.cumprod")
     if dtype is None:
         dtype = input.dtype
-    d = _canonical_dim([dim], input.dim())[0]
-    return torch.cumprod(_masked_input(input, mask, "prod"), d, dtype=dtype).to(dtype)
+    d = _wrapped_dim(dim, input.dim())
+    return torch.cumprod(_masked_input(input, mask, "prod").to(dtype), d).to(dtype)
 
 def amax(input: Tensor, dim: Optional[BroadcastingList1[int]] = None, *, keepdim: Optional[bool] = False,
          dtype: Optional[int] = None, mask: Optional[Tensor] = None) -> Tensor:
@@ -253,11 +264,11 @@ def median(input: Tensor, dim: int = -1, *, keepdim: bool = False, dtype: Option
     _strided(input, "torch.masked.median")
     if dtype is None:
         dtype = input.dtype
-    d = _canonical_dim([dim], input.dim())[0]
+    d = _wrapped_dim(dim, input.dim())
     is_float = input.is_floating_point()
     if not is_float:
         input = input.to(torch.float32)
-    output = torch.nanmedian(_masked_input(input, mask, "median"), d, keepdim)[0]
+    output = _nanmedian(_masked_input(input, mask, "median"), d, keepdim)
     if is_float:
         return output
     if bool(torch.isnan(output).any()):
@@ -281,19 +292,19 @@ def logaddexp(input: Tensor, other: Tensor, *, dtype: Optional[int] = None, inpu
     masked_input = _masked_input(input, input_mask, "amax")
     return torch.logaddexp(masked_input, _masked_input(other, other_mask, "amax")).to(dtype)
 
-def norm(input: Tensor, ord: Optional[Union[float, int]] = 2.0, dim: Optional[BroadcastingList1[int]] = None, *,
+def norm(input: Tensor, ord: Optional[number] = 2.0, dim: Optional[BroadcastingList1[int]] = None, *,
          keepdim: Optional[bool] = False, dtype: Optional[int] = None, mask: Optional[Tensor] = None) -> Tensor:
     if ord is None:
         raise ValueError("tsjit's torch.masked.norm expects a number as ord (got None)")
-    return _vector_norm(input, _order(ord), dim, _flag(keepdim), dtype, mask)
+    return _vector_norm(input, float(ord), dim, _flag(keepdim), dtype, mask)
 
 def var(input: Tensor, dim: Optional[BroadcastingList1[int]] = None, unbiased: Optional[bool] = None, *,
-        correction: Optional[Union[float, int]] = None, keepdim: Optional[bool] = False, dtype: Optional[int] = None,
+        correction: Optional[number] = None, keepdim: Optional[bool] = False, dtype: Optional[int] = None,
         mask: Optional[Tensor] = None) -> Tensor:
     return _std_var(input, dim, unbiased, correction, _flag(keepdim), dtype, mask, False)
 
 def std(input: Tensor, dim: Optional[BroadcastingList1[int]] = None, unbiased: Optional[bool] = None, *,
-        correction: Optional[Union[float, int]] = None, keepdim: Optional[bool] = False, dtype: Optional[int] = None,
+        correction: Optional[number] = None, keepdim: Optional[bool] = False, dtype: Optional[int] = None,
         mask: Optional[Tensor] = None) -> Tensor:
     return _std_var(input, dim, unbiased, correction, _flag(keepdim), dtype, mask, True)
 
@@ -301,29 +312,29 @@ def softmax(input: Tensor, dim: int, *, dtype: Optional[int] = None, mask: Optio
     _strided(input, "torch.masked.softmax")
     if dtype is None:
         dtype = input.dtype
-    d = _canonical_dim([dim], input.dim())[0]
-    return torch.softmax(_masked_input(input, mask, "amax"), d, dtype)
+    d = _wrapped_dim(dim, input.dim())
+    return torch.softmax(_masked_input(input, mask, "amax").to(dtype), d)
 
 def log_softmax(input: Tensor, dim: int, *, dtype: Optional[int] = None, mask: Optional[Tensor] = None) -> Tensor:
     _strided(input, "torch.masked.log_softmax")
     if dtype is None:
         dtype = input.dtype
-    d = _canonical_dim([dim], input.dim())[0]
-    return torch.log_softmax(_masked_input(input, mask, "amax"), d, dtype)
+    d = _wrapped_dim(dim, input.dim())
+    return torch.log_softmax(_masked_input(input, mask, "amax").to(dtype), d)
 
 def softmin(input: Tensor, dim: int, *, dtype: Optional[int] = None, mask: Optional[Tensor] = None) -> Tensor:
     _strided(input, "torch.masked.softmin")
     if dtype is None:
         dtype = input.dtype
-    d = _canonical_dim([dim], input.dim())[0]
-    return torch.softmax(-_masked_input(input, mask, "amin"), d, dtype)
+    d = _wrapped_dim(dim, input.dim())
+    return torch.softmax(-_masked_input(input, mask, "amin").to(dtype), d)
 
-def normalize(input: Tensor, ord: Union[float, int], dim: int, *, eps: float = 1e-12, dtype: Optional[int] = None,
+def normalize(input: Tensor, ord: number, dim: int, *, eps: float = 1e-12, dtype: Optional[int] = None,
               mask: Optional[Tensor] = None) -> Tensor:
     _strided(input, "torch.masked.normalize")
     if dtype is None:
         dtype = input.dtype
-    norms = _vector_norm(input, _order(ord), [dim], True, dtype, mask)
+    norms = _vector_norm(input, float(ord), [dim], True, dtype, mask)
     denominator = torch.maximum(norms, torch.full([], eps, dtype=norms.dtype, device=norms.device))
     return _masked_input(input, mask, "sum") / denominator
 '''

@@ -46,6 +46,7 @@ from tsjit.ir.symbols import prim
 from tsjit.mlir import (
     fourier,
     incomplete_gamma,
+    index_lists,
     linear_algebra,
     order_statistics,
     sampling,
@@ -338,49 +339,6 @@ def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: O
   return torch.relu(torch.linear(input, w_ih, b_ih) + torch.linear(hx, w_hh, b_hh))
 """
 
-# Permutations, contractions and splits whose index lists are constants in the program (their loops and list
-# comprehensions unroll once the lists and ranks are known, so permute/reshape/slice see constant lists):
-_INDEX_LISTS = """
-def _wrapped_dims(dims: List[int], rank: int) -> List[int]:
-  return [d + rank if d < 0 else d for d in dims]
-def _other_dims(dims: List[int], rank: int) -> List[int]:
-  return [d for d in range(rank) if d not in dims]
-def movedim__intlist(self: Tensor, source: List[int], destination: List[int]) -> Tensor:
-  rank = self.dim()
-  sources = _wrapped_dims(source, rank)
-  destinations = _wrapped_dims(destination, rank)
-  rest = _other_dims(sources, rank)
-  order: List[int] = []
-  for d in range(rank):
-    if d in destinations:
-      order.append(sources[destinations.index(d)])
-    else:
-      order.append(rest[len(order) - len([e for e in destinations if e < d])])
-  return self.permute(order)
-def tensordot(self: Tensor, other: Tensor, dims_self: List[int], dims_other: List[int]) -> Tensor:
-  contracted_self = _wrapped_dims(dims_self, self.dim())
-  contracted_other = _wrapped_dims(dims_other, other.dim())
-  free_self = _other_dims(contracted_self, self.dim())
-  free_other = _other_dims(contracted_other, other.dim())
-  size = 1
-  for d in contracted_self:
-    size = size * self.size(d)
-  left = self.permute(free_self + contracted_self).reshape([-1, size])
-  right = other.permute(contracted_other + free_other).reshape([size, -1])
-  return torch.mm(left, right).reshape([self.size(d) for d in free_self] + [other.size(d) for d in free_other])
-def meshgrid__indexing(tensors: List[Tensor], indexing: str) -> List[Tensor]:
-  count = len(tensors)
-  axes = [1 - i if indexing == "xy" and count >= 2 and i < 2 else i for i in range(count)]
-  sizes = [tensors[axes.index(d)].numel() for d in range(count)]
-  return [tensors[i].reshape([-1 if d == axes[i] else 1 for d in range(count)]).expand(sizes) for i in range(count)]
-def meshgrid(tensors: List[Tensor]) -> List[Tensor]:
-  return meshgrid__indexing(tensors, "ij")
-def pdist(self: Tensor, p: float = 2.0) -> Tensor:
-  pairs = torch.triu_indices(self.size(0), self.size(0), 1)
-  differences = torch.index_select(self, 0, pairs[0]) - torch.index_select(self, 0, pairs[1])
-  return torch.linalg_vector_norm(differences, p, [1], False)
-"""
-
 # Pooling whose windows do not end exactly at the input's end (a trailing part no window reads, or ceil_mode's
 # last window running past it): IREE's pooling ops require the input to end where the last window does ("'linalg.
 # generic' op inferred input/output operand #1 has shape's dimension #0 to be 3, but found 2"), and torch-mlir's
@@ -540,7 +498,7 @@ def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> Tuple[Tensor, Te
   return values.squeeze(-1), index.squeeze(-1)
 """
 
-DECOMPOSITIONS = _REDUCE + _PARTLY_LOWERED + _INDEX_LISTS + _ALONG_A_DIMENSION + _POOLS + """
+DECOMPOSITIONS = _REDUCE + _PARTLY_LOWERED + index_lists.INDEX_LISTS + _ALONG_A_DIMENSION + _POOLS + """
 def _grid_position(coordinate: Tensor, size: int, align_corners: bool, padding_mode: int) -> Tensor:
   if align_corners:
     position = (coordinate + 1.0) / 2.0 * float(size - 1)

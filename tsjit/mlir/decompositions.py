@@ -44,6 +44,7 @@ from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Graph, Node, Value
 from tsjit.ir.symbols import prim
 from tsjit.mlir import (
+    floating_point,
     fourier,
     incomplete_gamma,
     index_lists,
@@ -1290,7 +1291,8 @@ def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
 def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
   return input
 """ + special_functions.SPECIAL_FUNCTIONS + linear_algebra.LINEAR_ALGEBRA + spectral.SPECTRAL + \
-    incomplete_gamma.INCOMPLETE_GAMMA + fourier.FOURIER + sampling.SAMPLING + order_statistics.ORDER_STATISTICS
+    incomplete_gamma.INCOMPLETE_GAMMA + fourier.FOURIER + floating_point.FLOATING_POINT + sampling.SAMPLING + \
+    order_statistics.ORDER_STATISTICS
 
 # operators whose names begin with an underscore (the table's other such names are helpers)
 _OPERATORS_NAMED_PRIVATE = linear_algebra.OPERATORS_NAMED_PRIVATE | {
@@ -1393,6 +1395,7 @@ _ONLY_WHEN = {
     "log_softmax__int": lambda node: _is_constant_where(node, 2, lambda dtype: dtype is not None),  # (else lowered)
     "softmax__int": lambda node: _is_constant_where(node, 2, lambda dtype: dtype is not None),
     **{name: lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) for name in special_functions.FLOATING_ONLY},
+    **{name: lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) for name in floating_point.FLOATING_ONLY},
     **{name: lambda node: _has_dtype(node, 0, _SINGLE_PRECISION) for name in special_functions.SINGLE_PRECISION_ONLY},
     "special_zeta": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) and _has_dtype(  # (the result's dtype is
         node, 1, frozenset({node.inputs[0].type.dtype})),                               # the first argument's)

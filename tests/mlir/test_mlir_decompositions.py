@@ -316,6 +316,22 @@ def test_quantiles_and_segment_reductions_with_nans_on_iree():
     assert_close(run(*inputs), order_statistics(*inputs))
 
 
+def kth_values(x: torch.Tensor, special: torch.Tensor, counts: torch.Tensor, scalar: torch.Tensor):
+    return (torch.kthvalue(x, 2), torch.kthvalue(x, 5, 0, True), torch.kthvalue(x, 1, 1), torch.kthvalue(special, 4),
+            torch.kthvalue(special, 3), torch.kthvalue(special, 5), torch.kthvalue(special, 1, 0),
+            torch.kthvalue(counts, 2), torch.kthvalue(scalar, 1), torch.kthvalue(scalar, 1, 0, True))
+
+
+def test_kthvalue_on_iree():
+    """The k-th smallest along each dimension, kept or not; NaNs the largest (a NaN's position when the k-th place
+    is one), infinities, integers, a 0-d tensor. (torch-mlir's own lowering is a topk that IREE rejects.)"""
+    torch.manual_seed(0)
+    special = torch.tensor([[1.0, float("nan"), float("inf"), float("nan"), 0.0], [3.0, -1.0, 2.5, 2.0, float("-inf")]])
+    inputs = (torch.randn(5, 5, 5), special, torch.tensor([[4, 1, 3], [2, 7, 0]]), torch.tensor(3.0))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(kth_values), list(inputs), output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), kth_values(*inputs))
+
+
 def indices_from_data(x: torch.Tensor, indices: torch.Tensor):
     return (torch.tensor_split(x, indices, 1), torch.tensor_split(x, indices, -1),
             torch.nonzero_static(torch.relu(x[0]), size=20), torch.nonzero_static(indices, size=2, fill_value=-7),

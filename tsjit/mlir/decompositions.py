@@ -1332,6 +1332,9 @@ _ONLY_WHEN = {
     "copysign__Tensor": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) and _has_dtype(node, 1, _FLOATING_DTYPES),
     "signbit": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
     "logsumexp": lambda node: _has_rank(node, 0, 0),
+    # (torch-mlir's own lowering, a tm_tensor.topk, has a region IREE rejects: "region block must end with a
+    # linalg_ext.yield i1")
+    "kthvalue": lambda node: _has_dtype(node, 0, _REAL_DTYPES - {torch.bool}),
     "logcumsumexp": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
     "argmin": lambda node: _is_constant(node, 1, None),
     "argmax": lambda node: _is_constant(node, 1, None),

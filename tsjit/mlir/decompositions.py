@@ -42,7 +42,7 @@ from tsjit.frontend.resolver import NativeResolver
 from tsjit.ir import types as ts
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Graph, Node, Value
-from tsjit.ir.symbols import prim
+from tsjit.ir.symbols import aten, prim
 from tsjit.mlir import (
     floating_point,
     fourier,
@@ -587,6 +587,9 @@ def resolve_conj(self: Tensor) -> Tensor:
   return self
 def ravel(self: Tensor) -> Tensor:
   return self.reshape([-1])
+def resize_as(self: Tensor, the_template: Tensor, memory_format: Optional[int] = None) -> Tensor:
+  # the storage's first elements in the template's sizes (of a contiguous tensor no smaller: _ONLY_WHEN)
+  return self.reshape([-1]).narrow(0, 0, the_template.numel()).reshape(the_template.size())
 def narrow_copy(self: Tensor, dim: int, start: int, length: int) -> Tensor:
   return self.narrow(dim, start, length).clone()
 def hypot(self: Tensor, other: Tensor) -> Tensor:
@@ -1357,6 +1360,11 @@ _ONLY_WHEN = {
     # as_strided reads the storage: a contiguous one, which a program's input is (as IREE passes it) and an
     # intermediate tensor need not be (a transpose's view)
     "as_strided_copy": lambda node: _reads_contiguous_storage(node),
+    # (resize_as_ once remove_mutation made it out of place) an input's storage, or a copy of it, no smaller than
+    # the template (a larger one's new elements are uninitialized memory), in contiguous order
+    "resize_as": lambda node: _is_constant(node, 2, None) and _is_input_storage(node.inputs[0]) and _numel(
+        node.inputs[0]) is not None and _numel(node.inputs[1]) is not None and _numel(node.inputs[0]) >= _numel(
+        node.inputs[1]),
     "as_strided_scatter": lambda node: _reads_contiguous_storage(node, 2),
     # a one-hot comparison of every value's position with every output position (at most _MOST_COMPARISONS)
     "max_unpool2d": lambda node: _is_small_unpool(node, 2),
@@ -1463,6 +1471,19 @@ def _reads_contiguous_storage(node: Node, sizes: int = 1) -> bool:
     are constants."""
     return node.inputs[0].node.kind is prim.Param and _constant_ints(node, sizes) is not None and \
         _constant_ints(node, sizes + 1) is not None
+
+
+def _is_input_storage(value: Value) -> bool:
+    """Whether the tensor is a program input (contiguous, as IREE passes it) or a clone of one."""
+    if value.node.kind is aten.clone:
+        value = value.node.inputs[0]
+    return value.node.kind is prim.Param
+
+
+def _numel(value: Value) -> int | None:
+    """The tensor's element count if its type states its sizes."""
+    sizes = getattr(value.type, "sizes", None)
+    return math.prod(sizes) if sizes is not None and all(s is not None for s in sizes) else None
 
 
 def _is_written(value: Value) -> bool:

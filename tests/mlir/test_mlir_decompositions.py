@@ -290,6 +290,23 @@ def test_max_unpool_as_strided_and_gradient_on_iree():
     assert_close(run(*inputs), unpooling_and_strided_views(*inputs))
 
 
+def volume_sampling(volume: torch.Tensor, grid: torch.Tensor):
+    f = torch.nn.functional
+    return (torch.grid_sampler_3d(volume, grid, 0, 0, False), torch.grid_sampler_3d(volume, grid, 1, 1, True),
+            f.grid_sample(volume, grid, align_corners=True), torch.grid_sampler_3d(volume, grid, 0, 1, False),
+            f.grid_sample(volume, grid, mode="nearest", align_corners=False))
+
+
+def test_grid_sampling_of_volumes_on_iree():
+    """Trilinear and nearest sampling of a 3-D input (grid_sampler_3d is not in the torch dialect), zeros and border
+    padding, grid points outside the input, with and without align_corners."""
+    torch.manual_seed(0)
+    inputs = (torch.randn(2, 3, 4, 5, 6), torch.rand(2, 3, 2, 4, 3) * 2.4 - 1.2)
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(volume_sampling), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), volume_sampling(*inputs))
+
+
 def order_statistics(x: torch.Tensor, v: torch.Tensor, q: torch.Tensor, lengths: torch.Tensor,
                      offsets: torch.Tensor):
     return (torch.quantile(x, 0.3, dim=1, keepdim=True), torch.quantile(x, q, dim=0),

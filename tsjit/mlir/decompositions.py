@@ -46,6 +46,7 @@ from tsjit.ir.symbols import aten, prim
 from tsjit.mlir import (
     floating_point,
     fourier,
+    grid_sampling,
     incomplete_gamma,
     index_lists,
     linear_algebra,
@@ -500,42 +501,6 @@ def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> Tuple[Tensor, Te
 """
 
 DECOMPOSITIONS = _REDUCE + _PARTLY_LOWERED + index_lists.INDEX_LISTS + _ALONG_A_DIMENSION + _POOLS + """
-def _grid_position(coordinate: Tensor, size: int, align_corners: bool, padding_mode: int) -> Tensor:
-  if align_corners:
-    position = (coordinate + 1.0) / 2.0 * float(size - 1)
-  else:
-    position = ((coordinate + 1.0) * float(size) - 1.0) / 2.0
-  if padding_mode == 1:
-    position = torch.clamp(position, 0.0, float(size - 1))
-  return position
-def _grid_values(flat: Tensor, x: Tensor, y: Tensor, width: int, height: int) -> Tensor:
-  # input[n, :, y, x] at each grid point, 0 outside the input
-  inside = torch.logical_and(torch.logical_and(x >= 0, x < width), torch.logical_and(y >= 0, y < height))
-  index = (torch.clamp(y, 0, height - 1) * width + torch.clamp(x, 0, width - 1)).reshape([x.size(0), 1, -1])
-  values = flat.gather(2, index.expand([flat.size(0), flat.size(1), index.size(2)]))
-  return torch.where(inside.unsqueeze(1), values.reshape([flat.size(0), flat.size(1), x.size(1), x.size(2)]), 0.0)
-def grid_sampler_2d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
-                    align_corners: bool) -> Tensor:
-  height = input.size(2)
-  width = input.size(3)
-  flat = input.reshape([input.size(0), input.size(1), height * width])
-  x = _grid_position(grid.select(3, 0), width, align_corners, padding_mode)
-  y = _grid_position(grid.select(3, 1), height, align_corners, padding_mode)
-  if interpolation_mode == 1:
-    return _grid_values(flat, torch.round(x).to(4), torch.round(y).to(4), width, height)
-  left = torch.floor(x)
-  top = torch.floor(y)
-  dx = (x - left).unsqueeze(1)
-  dy = (y - top).unsqueeze(1)
-  column = left.to(4)
-  row = top.to(4)
-  return (_grid_values(flat, column, row, width, height) * (1.0 - dx) * (1.0 - dy)
-          + _grid_values(flat, column + 1, row, width, height) * dx * (1.0 - dy)
-          + _grid_values(flat, column, row + 1, width, height) * (1.0 - dx) * dy
-          + _grid_values(flat, column + 1, row + 1, width, height) * dx * dy)
-def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
-                 align_corners: bool) -> Tensor:
-  return grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners)
 def _chunk_cat(tensors: List[Tensor], dim: int, num_chunks: int) -> Tensor:
   pieces: List[Tensor] = []
   at = dim
@@ -1295,7 +1260,7 @@ def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
   return input
 """ + special_functions.SPECIAL_FUNCTIONS + linear_algebra.LINEAR_ALGEBRA + spectral.SPECTRAL + \
     incomplete_gamma.INCOMPLETE_GAMMA + fourier.FOURIER + floating_point.FLOATING_POINT + sampling.SAMPLING + \
-    order_statistics.ORDER_STATISTICS
+    order_statistics.ORDER_STATISTICS + grid_sampling.GRID_SAMPLING
 
 # operators whose names begin with an underscore (the table's other such names are helpers)
 _OPERATORS_NAMED_PRIVATE = linear_algebra.OPERATORS_NAMED_PRIVATE | {
@@ -1318,7 +1283,8 @@ _ONLY_WHEN = {
     # bilinear or nearest, with zeros or border padding (not reflection, not bicubic); torch-mlir's own lowering
     # of grid_sampler (F.grid_sample) gives wrong values
     "grid_sampler_2d": lambda node: _grid_sampler_modes(node),
-    "grid_sampler": lambda node: _has_rank(node, 0, 4) and _grid_sampler_modes(node),
+    "grid_sampler_3d": lambda node: _grid_sampler_modes(node),
+    "grid_sampler": lambda node: (_has_rank(node, 0, 4) or _has_rank(node, 0, 5)) and _grid_sampler_modes(node),
     # (a negative amount cuts: _padded's positions then start or end inside the input, as ATen's do)
     "pad": lambda node: _is_constant_where(node, 2, lambda mode: mode == "circular") and _is_constant_list(node, 1, 6)
     or _is_constant_where(node, 2, lambda mode: mode in ("reflect", "replicate")) and

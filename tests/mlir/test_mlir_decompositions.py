@@ -290,6 +290,23 @@ def test_max_unpool_as_strided_and_gradient_on_iree():
     assert_close(run(*inputs), unpooling_and_strided_views(*inputs))
 
 
+def volume_sampling(volume: torch.Tensor, grid: torch.Tensor):
+    f = torch.nn.functional
+    return (torch.grid_sampler_3d(volume, grid, 0, 0, False), torch.grid_sampler_3d(volume, grid, 1, 1, True),
+            f.grid_sample(volume, grid, align_corners=True), torch.grid_sampler_3d(volume, grid, 0, 1, False),
+            f.grid_sample(volume, grid, mode="nearest", align_corners=False))
+
+
+def test_grid_sampling_of_volumes_on_iree():
+    """Trilinear and nearest sampling of a 3-D input (grid_sampler_3d is not in the torch dialect), zeros and border
+    padding, grid points outside the input, with and without align_corners."""
+    torch.manual_seed(0)
+    inputs = (torch.randn(2, 3, 4, 5, 6), torch.rand(2, 3, 2, 4, 3) * 2.4 - 1.2)
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(volume_sampling), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), volume_sampling(*inputs))
+
+
 def order_statistics(x: torch.Tensor, v: torch.Tensor, q: torch.Tensor, lengths: torch.Tensor,
                      offsets: torch.Tensor):
     return (torch.quantile(x, 0.3, dim=1, keepdim=True), torch.quantile(x, q, dim=0),
@@ -314,6 +331,22 @@ def test_quantiles_and_segment_reductions_with_nans_on_iree():
     run = iree.compile(tsjit.mlir.compile(tsjit.script(order_statistics), list(inputs),
                                           output_type="linalg-on-tensors"))
     assert_close(run(*inputs), order_statistics(*inputs))
+
+
+def kth_values(x: torch.Tensor, special: torch.Tensor, counts: torch.Tensor, scalar: torch.Tensor):
+    return (torch.kthvalue(x, 2), torch.kthvalue(x, 5, 0, True), torch.kthvalue(x, 1, 1), torch.kthvalue(special, 4),
+            torch.kthvalue(special, 3), torch.kthvalue(special, 5), torch.kthvalue(special, 1, 0),
+            torch.kthvalue(counts, 2), torch.kthvalue(scalar, 1), torch.kthvalue(scalar, 1, 0, True))
+
+
+def test_kthvalue_on_iree():
+    """The k-th smallest along each dimension, kept or not; NaNs the largest (a NaN's position when the k-th place
+    is one), infinities, integers, a 0-d tensor. (torch-mlir's own lowering is a topk that IREE rejects.)"""
+    torch.manual_seed(0)
+    special = torch.tensor([[1.0, float("nan"), float("inf"), float("nan"), 0.0], [3.0, -1.0, 2.5, 2.0, float("-inf")]])
+    inputs = (torch.randn(5, 5, 5), special, torch.tensor([[4, 1, 3], [2, 7, 0]]), torch.tensor(3.0))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(kth_values), list(inputs), output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), kth_values(*inputs))
 
 
 def indices_from_data(x: torch.Tensor, indices: torch.Tensor):

@@ -55,3 +55,18 @@ def test_pools_whose_windows_end_before_or_after_the_input_on_iree():
     """Inputs cut to (or, for ceil_mode, padded to) where the last window ends; flat indices of the input's."""
     inputs = (torch.randn(2, 5, 7), torch.randn(1, 2, 3, 6, 5))
     assert_close(lowered_and_run(pools, inputs), pools(*inputs))
+
+
+def combinations(one: torch.Tensor, four: torch.Tensor, labels: torch.Tensor):
+    return (torch.combinations(one, r=1), torch.combinations(one), torch.combinations(one, 3, True),
+            torch.combinations(four, 3), torch.combinations(four, 5), torch.combinations(four, 0),
+            torch.combinations(four, 2, True), torch.combinations(four, 4, True), torch.combinations(labels))
+
+
+def test_combinations_on_iree():
+    """itertools' order, with and without replacement; more elements drawn than there are (no rows), none drawn (an
+    empty 1-D tensor, as ATen), one element; integer tensors."""
+    inputs = (torch.randn(1), torch.tensor([0.5, -1.0, 2.0, 3.5]), torch.tensor([3, 1, 2]))
+    got, expected = lowered_and_run(combinations, inputs), combinations(*inputs)
+    assert [g.shape for g in got] == [e.shape for e in expected]
+    assert_close(got, expected)

@@ -146,3 +146,19 @@ def test_writes_to_inputs_are_copied_back_into_the_callers_tensors():
         ours, theirs = [e.clone() for e in examples], [e.clone() for e in examples]
         assert_close(program(*ours), _write_inputs(*theirs))
         assert_close(ours, theirs)
+
+
+def _resize_inputs(x: torch.Tensor, y: torch.Tensor, like_x: torch.Tensor, smaller: torch.Tensor):
+    return torch.resize_as_(x, like_x), y.resize_as_(smaller).sum() + y.sum()
+
+
+def test_inputs_resized_in_place_take_their_new_sizes_and_first_elements():
+    """resize_as_ of an input no larger than it (decompositions.py: the storage's first elements in the template's
+    sizes); the caller's tensor takes the new sizes, as eager's does."""
+    function = tsjit.script(_resize_inputs)
+    examples = [torch.randn(5, 5, 5), torch.randn(4, 6), torch.randn(5, 5, 5), torch.randn(3, 5)]
+    program = iree.compile(tsjit.mlir.compile(function, examples, output_type="linalg-on-tensors"))
+    ours, theirs = [e.clone() for e in examples], [e.clone() for e in examples]
+    assert_close(program(*ours), _resize_inputs(*theirs))
+    assert [t.shape for t in ours] == [t.shape for t in theirs]
+    assert_close(ours, theirs)

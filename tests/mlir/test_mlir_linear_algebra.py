@@ -74,3 +74,22 @@ def test_householder_qr_lstsq_and_ldl_on_iree():
     run = iree.compile(tsjit.mlir.compile(tsjit.script(householder_and_ldl), list(inputs),
                                           output_type="linalg-on-tensors"))
     assert_close(run(*inputs), householder_and_ldl(*inputs))
+
+
+def applied_reflectors(reflectors: torch.Tensor, tau: torch.Tensor, c: torch.Tensor, row: torch.Tensor,
+                       batch: torch.Tensor, batch_tau: torch.Tensor, batch_c: torch.Tensor):
+    return (torch.ormqr(reflectors, tau, c, left=True, transpose=True), torch.ormqr(reflectors, tau, c),
+            torch.ormqr(reflectors, tau, row, left=False),
+            torch.ormqr(reflectors, tau, row, left=False, transpose=True),
+            torch.ormqr(batch, batch_tau, batch_c, True, True))
+
+
+def test_ormqr_on_iree():
+    """Q and Q^T of geqrf's reflectors applied on the left and on the right, fewer reflectors than rows, batched."""
+    torch.manual_seed(0)
+    reflectors, tau = torch.geqrf(torch.randn(5, 3))
+    batch, batch_tau = torch.geqrf(torch.randn(2, 4, 4))
+    inputs = (reflectors, tau, torch.randn(5, 4), torch.randn(2, 5), batch, batch_tau, torch.randn(2, 4, 3))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(applied_reflectors), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), applied_reflectors(*inputs))

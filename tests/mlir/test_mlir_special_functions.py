@@ -52,3 +52,18 @@ def test_bessel_functions_ndtri_and_zeta_on_iree():
     run = iree.compile(tsjit.mlir.compile(tsjit.script(bessel_functions), list(inputs),
                                           output_type="linalg-on-tensors"))
     assert_close(run(*inputs), bessel_functions(*inputs))
+
+
+def digamma(x: torch.Tensor, half: torch.Tensor):
+    return torch.digamma(x), torch.special.digamma(x), torch.special.psi(x), torch.digamma(half)
+
+
+def test_digamma_on_iree():
+    """Both signs of 0 (-inf, inf), negative integers (NaN), near the poles (the reflection's tangent of the
+    distance to the nearest integer), 10 itself and the asymptotic series above it, infinities and NaN; float16
+    computed in float32, as ATen computes it."""
+    x = torch.tensor([0.0, -0.0, 1e-6, 0.3, 1.0, 2.0, 9.0, 10.0, 9.5, 10.5, 30.0, 1e20, float("inf"), float("-inf"),
+                      float("nan"), -1.0, -2.0, -0.5, -2.9999, -3.0001, -7.3, -1e-6, -123.25, 0.999, 5.5])
+    inputs = (x, torch.linspace(-9, 9, 37, dtype=torch.float16))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(digamma), list(inputs), output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), digamma(*inputs))

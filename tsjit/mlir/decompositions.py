@@ -42,10 +42,13 @@ from tsjit.frontend.resolver import NativeResolver
 from tsjit.ir import types as ts
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Graph, Node, Value
-from tsjit.ir.symbols import prim
+from tsjit.ir.symbols import aten, prim
 from tsjit.mlir import (
+    floating_point,
     fourier,
+    grid_sampling,
     incomplete_gamma,
+    index_lists,
     linear_algebra,
     order_statistics,
     sampling,
@@ -338,49 +341,6 @@ def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: O
   return torch.relu(torch.linear(input, w_ih, b_ih) + torch.linear(hx, w_hh, b_hh))
 """
 
-# Permutations, contractions and splits whose index lists are constants in the program (their loops and list
-# comprehensions unroll once the lists and ranks are known, so permute/reshape/slice see constant lists):
-_INDEX_LISTS = """
-def _wrapped_dims(dims: List[int], rank: int) -> List[int]:
-  return [d + rank if d < 0 else d for d in dims]
-def _other_dims(dims: List[int], rank: int) -> List[int]:
-  return [d for d in range(rank) if d not in dims]
-def movedim__intlist(self: Tensor, source: List[int], destination: List[int]) -> Tensor:
-  rank = self.dim()
-  sources = _wrapped_dims(source, rank)
-  destinations = _wrapped_dims(destination, rank)
-  rest = _other_dims(sources, rank)
-  order: List[int] = []
-  for d in range(rank):
-    if d in destinations:
-      order.append(sources[destinations.index(d)])
-    else:
-      order.append(rest[len(order) - len([e for e in destinations if e < d])])
-  return self.permute(order)
-def tensordot(self: Tensor, other: Tensor, dims_self: List[int], dims_other: List[int]) -> Tensor:
-  contracted_self = _wrapped_dims(dims_self, self.dim())
-  contracted_other = _wrapped_dims(dims_other, other.dim())
-  free_self = _other_dims(contracted_self, self.dim())
-  free_other = _other_dims(contracted_other, other.dim())
-  size = 1
-  for d in contracted_self:
-    size = size * self.size(d)
-  left = self.permute(free_self + contracted_self).reshape([-1, size])
-  right = other.permute(contracted_other + free_other).reshape([size, -1])
-  return torch.mm(left, right).reshape([self.size(d) for d in free_self] + [other.size(d) for d in free_other])
-def meshgrid__indexing(tensors: List[Tensor], indexing: str) -> List[Tensor]:
-  count = len(tensors)
-  axes = [1 - i if indexing == "xy" and count >= 2 and i < 2 else i for i in range(count)]
-  sizes = [tensors[axes.index(d)].numel() for d in range(count)]
-  return [tensors[i].reshape([-1 if d == axes[i] else 1 for d in range(count)]).expand(sizes) for i in range(count)]
-def meshgrid(tensors: List[Tensor]) -> List[Tensor]:
-  return meshgrid__indexing(tensors, "ij")
-def pdist(self: Tensor, p: float = 2.0) -> Tensor:
-  pairs = torch.triu_indices(self.size(0), self.size(0), 1)
-  differences = torch.index_select(self, 0, pairs[0]) - torch.index_select(self, 0, pairs[1])
-  return torch.linalg_vector_norm(differences, p, [1], False)
-"""
-
 # Pooling whose windows do not end exactly at the input's end (a trailing part no window reads, or ceil_mode's
 # last window running past it): IREE's pooling ops require the input to end where the last window does ("'linalg.
 # generic' op inferred input/output operand #1 has shape's dimension #0 to be 3, but found 2"), and torch-mlir's
@@ -540,43 +500,7 @@ def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> Tuple[Tensor, Te
   return values.squeeze(-1), index.squeeze(-1)
 """
 
-DECOMPOSITIONS = _REDUCE + _PARTLY_LOWERED + _INDEX_LISTS + _ALONG_A_DIMENSION + _POOLS + """
-def _grid_position(coordinate: Tensor, size: int, align_corners: bool, padding_mode: int) -> Tensor:
-  if align_corners:
-    position = (coordinate + 1.0) / 2.0 * float(size - 1)
-  else:
-    position = ((coordinate + 1.0) * float(size) - 1.0) / 2.0
-  if padding_mode == 1:
-    position = torch.clamp(position, 0.0, float(size - 1))
-  return position
-def _grid_values(flat: Tensor, x: Tensor, y: Tensor, width: int, height: int) -> Tensor:
-  # input[n, :, y, x] at each grid point, 0 outside the input
-  inside = torch.logical_and(torch.logical_and(x >= 0, x < width), torch.logical_and(y >= 0, y < height))
-  index = (torch.clamp(y, 0, height - 1) * width + torch.clamp(x, 0, width - 1)).reshape([x.size(0), 1, -1])
-  values = flat.gather(2, index.expand([flat.size(0), flat.size(1), index.size(2)]))
-  return torch.where(inside.unsqueeze(1), values.reshape([flat.size(0), flat.size(1), x.size(1), x.size(2)]), 0.0)
-def grid_sampler_2d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
-                    align_corners: bool) -> Tensor:
-  height = input.size(2)
-  width = input.size(3)
-  flat = input.reshape([input.size(0), input.size(1), height * width])
-  x = _grid_position(grid.select(3, 0), width, align_corners, padding_mode)
-  y = _grid_position(grid.select(3, 1), height, align_corners, padding_mode)
-  if interpolation_mode == 1:
-    return _grid_values(flat, torch.round(x).to(4), torch.round(y).to(4), width, height)
-  left = torch.floor(x)
-  top = torch.floor(y)
-  dx = (x - left).unsqueeze(1)
-  dy = (y - top).unsqueeze(1)
-  column = left.to(4)
-  row = top.to(4)
-  return (_grid_values(flat, column, row, width, height) * (1.0 - dx) * (1.0 - dy)
-          + _grid_values(flat, column + 1, row, width, height) * dx * (1.0 - dy)
-          + _grid_values(flat, column, row + 1, width, height) * (1.0 - dx) * dy
-          + _grid_values(flat, column + 1, row + 1, width, height) * dx * dy)
-def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
-                 align_corners: bool) -> Tensor:
-  return grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners)
+DECOMPOSITIONS = _REDUCE + _PARTLY_LOWERED + index_lists.INDEX_LISTS + _ALONG_A_DIMENSION + _POOLS + """
 def _chunk_cat(tensors: List[Tensor], dim: int, num_chunks: int) -> Tensor:
   pieces: List[Tensor] = []
   at = dim
@@ -628,6 +552,9 @@ def resolve_conj(self: Tensor) -> Tensor:
   return self
 def ravel(self: Tensor) -> Tensor:
   return self.reshape([-1])
+def resize_as(self: Tensor, the_template: Tensor, memory_format: Optional[int] = None) -> Tensor:
+  # the storage's first elements in the template's sizes (of a contiguous tensor no smaller: _ONLY_WHEN)
+  return self.reshape([-1]).narrow(0, 0, the_template.numel()).reshape(the_template.size())
 def narrow_copy(self: Tensor, dim: int, start: int, length: int) -> Tensor:
   return self.narrow(dim, start, length).clone()
 def hypot(self: Tensor, other: Tensor) -> Tensor:
@@ -1352,7 +1279,8 @@ def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
 def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
   return input
 """ + special_functions.SPECIAL_FUNCTIONS + linear_algebra.LINEAR_ALGEBRA + spectral.SPECTRAL + \
-    incomplete_gamma.INCOMPLETE_GAMMA + fourier.FOURIER + sampling.SAMPLING + order_statistics.ORDER_STATISTICS
+    incomplete_gamma.INCOMPLETE_GAMMA + fourier.FOURIER + floating_point.FLOATING_POINT + sampling.SAMPLING + \
+    order_statistics.ORDER_STATISTICS + grid_sampling.GRID_SAMPLING
 
 # operators whose names begin with an underscore (the table's other such names are helpers)
 _OPERATORS_NAMED_PRIVATE = linear_algebra.OPERATORS_NAMED_PRIVATE | {
@@ -1375,7 +1303,8 @@ _ONLY_WHEN = {
     # bilinear or nearest, with zeros or border padding (not reflection, not bicubic); torch-mlir's own lowering
     # of grid_sampler (F.grid_sample) gives wrong values
     "grid_sampler_2d": lambda node: _grid_sampler_modes(node),
-    "grid_sampler": lambda node: _has_rank(node, 0, 4) and _grid_sampler_modes(node),
+    "grid_sampler_3d": lambda node: _grid_sampler_modes(node),
+    "grid_sampler": lambda node: (_has_rank(node, 0, 4) or _has_rank(node, 0, 5)) and _grid_sampler_modes(node),
     # (a negative amount cuts: _padded's positions then start or end inside the input, as ATen's do)
     "pad": lambda node: _is_constant_where(node, 2, lambda mode: mode == "circular") and _is_constant_list(node, 1, 6)
     or _is_constant_where(node, 2, lambda mode: mode in ("reflect", "replicate")) and
@@ -1392,6 +1321,9 @@ _ONLY_WHEN = {
     "copysign__Tensor": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) and _has_dtype(node, 1, _FLOATING_DTYPES),
     "signbit": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
     "logsumexp": lambda node: _has_rank(node, 0, 0),
+    # (torch-mlir's own lowering, a tm_tensor.topk, has a region IREE rejects: "region block must end with a
+    # linalg_ext.yield i1")
+    "kthvalue": lambda node: _has_dtype(node, 0, _REAL_DTYPES - {torch.bool}),
     "logcumsumexp": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
     "argmin": lambda node: _is_constant(node, 1, None),
     "argmax": lambda node: _is_constant(node, 1, None),
@@ -1414,6 +1346,11 @@ _ONLY_WHEN = {
     # as_strided reads the storage: a contiguous one, which a program's input is (as IREE passes it) and an
     # intermediate tensor need not be (a transpose's view)
     "as_strided_copy": lambda node: _reads_contiguous_storage(node),
+    # (resize_as_ once remove_mutation made it out of place) an input's storage, or a copy of it, no smaller than
+    # the template (a larger one's new elements are uninitialized memory), in contiguous order
+    "resize_as": lambda node: _is_constant(node, 2, None) and _is_input_storage(node.inputs[0]) and _numel(
+        node.inputs[0]) is not None and _numel(node.inputs[1]) is not None and _numel(node.inputs[0]) >= _numel(
+        node.inputs[1]),
     "as_strided_scatter": lambda node: _reads_contiguous_storage(node, 2),
     # a one-hot comparison of every value's position with every output position (at most _MOST_COMPARISONS)
     "max_unpool2d": lambda node: _is_small_unpool(node, 2),
@@ -1455,6 +1392,7 @@ _ONLY_WHEN = {
     "log_softmax__int": lambda node: _is_constant_where(node, 2, lambda dtype: dtype is not None),  # (else lowered)
     "softmax__int": lambda node: _is_constant_where(node, 2, lambda dtype: dtype is not None),
     **{name: lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) for name in special_functions.FLOATING_ONLY},
+    **{name: lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) for name in floating_point.FLOATING_ONLY},
     **{name: lambda node: _has_dtype(node, 0, _SINGLE_PRECISION) for name in special_functions.SINGLE_PRECISION_ONLY},
     "special_zeta": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) and _has_dtype(  # (the result's dtype is
         node, 1, frozenset({node.inputs[0].type.dtype})),                               # the first argument's)
@@ -1519,6 +1457,19 @@ def _reads_contiguous_storage(node: Node, sizes: int = 1) -> bool:
     are constants."""
     return node.inputs[0].node.kind is prim.Param and _constant_ints(node, sizes) is not None and \
         _constant_ints(node, sizes + 1) is not None
+
+
+def _is_input_storage(value: Value) -> bool:
+    """Whether the tensor is a program input (contiguous, as IREE passes it) or a clone of one."""
+    if value.node.kind is aten.clone:
+        value = value.node.inputs[0]
+    return value.node.kind is prim.Param
+
+
+def _numel(value: Value) -> int | None:
+    """The tensor's element count if its type states its sizes."""
+    sizes = getattr(value.type, "sizes", None)
+    return math.prod(sizes) if sizes is not None and all(s is not None for s in sizes) else None
 
 
 def _is_written(value: Value) -> bool:

@@ -183,8 +183,11 @@ class CompiledProgram:
         results = results if isinstance(results, tuple | list) else (results,)
         count = len(self.written_inputs)
         for index, value in zip(self.written_inputs, results[-count:]):
+            new = _element_to_torch(value, self.input_types[index])
             with torch.no_grad():
-                flat[index].copy_(_element_to_torch(value, self.input_types[index]))
+                if new.shape != flat[index].shape:  # (resize_as_ gave the argument other sizes, as eager's does)
+                    flat[index].resize_(new.shape)
+                flat[index].copy_(new)
         return tuple(results[:-count])
 
 

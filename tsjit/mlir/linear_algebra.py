@@ -15,8 +15,9 @@ torch-mlir sees slices, matmuls and selects of static shapes:
 `info` is LAPACK's: the 1-based index of the first zero pivot (LU) or non-positive leading minor (Cholesky), else 0.
 - `_householder_qr`: QR by Householder reflections as geqrf computes them (dlarfg's reflector: beta of the sign
   opposite to the diagonal's, no reflection of a column already zero below the diagonal), so that R's signs, the
-  reflectors and tau are LAPACK's; Q (orgqr, householder_product) applies the reflectors to the identity, and
-  lstsq's "gels" driver solves by QR of A (least squares) or of A^T (the least norm solution of a wide A).
+  reflectors and tau are LAPACK's; Q (orgqr, householder_product) applies the reflectors to the identity, ormqr
+  to its other operand (Q or Q^T, on either side), and lstsq's "gels" driver solves by QR of A (least squares) or
+  of A^T (the least norm solution of a wide A).
 - `_bunch_kaufman`: LDL^T with Bunch and Kaufman's pivots as sytf2 chooses them (1x1 or 2x2 blocks, pivots
   1-based and negative for a 2x2 block); a 2x2 block takes two steps of the loop, the second one idle.
 Singular value and eigenvalue decompositions are iterative: tsjit/mlir/spectral.py.
@@ -235,6 +236,11 @@ def linalg_householder_product(input: Tensor, tau: Tensor) -> Tensor:
   return _householder_product(input, tau, input.size(-1))
 def orgqr(self: Tensor, input2: Tensor) -> Tensor:
   return _householder_product(self, input2, self.size(-1))
+def ormqr(self: Tensor, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False) -> Tensor:
+  # Q C, Q^T C (left) or C Q, C Q^T as the reflectors applied one by one: C Q = (Q^T C^T)^T
+  if left:
+    return _reflect(self, input2, input3, not transpose)
+  return _reflect(self, input2, input3.transpose(-2, -1), transpose).transpose(-2, -1)
 def linalg_qr(A: Tensor, mode: str = "reduced") -> Tuple[Tensor, Tensor]:  # (mode "r": see _ONLY_WHEN)
   a, tau = _householder_qr(A)
   if mode == "complete":
@@ -350,6 +356,6 @@ STATIC_MATRIX_ARGUMENT = {
     "linalg_tensorsolve": 0, "linalg_lu_factor_ex": 0, "linalg_lu_factor": 0, "_lu_with_info": 0, "linalg_lu": 0,
     "lu_unpack": 0, "linalg_lu_solve": 0, "lu_solve": 1, "linalg_solve_triangular": 0, "triangular_solve": 1,
     "linalg_cholesky_ex": 0, "linalg_cholesky": 0, "cholesky": 0, "cholesky_solve": 1, "cholesky_inverse": 0,
-    "geqrf": 0, "linalg_householder_product": 0, "orgqr": 0, "linalg_qr": 0, "qr": 0, "linalg_lstsq": 0,
+    "geqrf": 0, "linalg_householder_product": 0, "orgqr": 0, "ormqr": 0, "linalg_qr": 0, "qr": 0, "linalg_lstsq": 0,
     "linalg_ldl_factor_ex": 0, "linalg_ldl_factor": 0,
 }

@@ -1,4 +1,4 @@
-"""Quantiles and segment reductions in TorchScript over sorts, gathers and masked reductions, for
+"""Quantiles, k-th values and segment reductions in TorchScript over sorts, gathers and masked reductions, for
 decompositions.DECOMPOSITIONS (the torch dialect has neither `aten::quantile` nor `aten::segment_reduce`).
 
 `quantile`, `nanquantile` (a tensor of quantiles, or one number): each row along `dim` (all elements when it is
@@ -12,6 +12,10 @@ ATen's kernel does; a tensor of quantiles comes first in the result's shape.
 says which values each segment holds, and the masked values are reduced (`sum`, `mean`, `max`, `min`, `prod`,
 NaNs propagating), the `initial` value taking part as in ATen's kernel; an empty segment holds `initial`, or without
 one the reduction's identity (0, 1, -inf, inf) and NaN for a mean.
+
+`kthvalue` (torch-mlir lowers it to a tm_tensor.topk whose region IREE rejects): the k-th of each row sorted NaNs
+last, at the position of the occurrence of that value which the k-th place takes among its equals (ATen's
+quickselect returns one of the equal values' positions, not always that one).
 """
 
 from __future__ import annotations
@@ -57,6 +61,22 @@ def _quantile(self: Tensor, q: Tensor, dim: Optional[int], keepdim: bool, interp
   if q.dim() == 0:
     return values.reshape(kept)
   return values.movedim(-1, 0).reshape([quantiles.size(0)] + kept)
+def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Tuple[Tensor, Tensor]:
+  if self.dim() == 0:
+    return self.clone(), torch.zeros_like(self, dtype=4)
+  rows = self.movedim(dim, -1)
+  ordered = _sorted_nan_last(rows) if rows.is_floating_point() else torch.sort(rows, -1)[0]
+  value = ordered.narrow(-1, k - 1, 1)
+  # its position: the occurrence of the value that the k-th place takes among its equals (NaNs equal each other)
+  missing = torch.isnan(rows)
+  value_missing = torch.isnan(value)
+  below = torch.where(value_missing, torch.logical_not(missing), rows < value).to(4).sum([-1], True)
+  same = torch.where(value_missing, missing, rows == value)
+  chosen = torch.logical_and(same, torch.cumsum(same.to(4), -1) - 1 == k - 1 - below)
+  index = torch.sum(chosen.to(4) * torch.arange(rows.size(-1)), [-1], True)
+  if keepdim:
+    return value.movedim(-1, dim), index.movedim(-1, dim)
+  return value.squeeze(-1), index.squeeze(-1)
 def quantile(self: Tensor, q: Tensor, dim: Optional[int] = None, keepdim: bool = False,
              interpolation: str = "linear") -> Tensor:
   return _quantile(self, q, dim, keepdim, interpolation, False)

@@ -110,6 +110,9 @@ _COEFFICIENTS = {
         0.012371663481782003, 0.00030158155350823543, 2.6580697468673755e-06, 6.239745391849833e-09],
     "NDTRI_Q2": [1.0, 6.02427039364742, 3.6798356385616087, 1.3770209948908132, 0.21623699359449663,
         0.013420400608854318, 0.00032801446468212774, 2.8924786474538068e-06, 6.790194080099813e-09],
+    # the asymptotic series of digamma in 1 / x^2 (Bernoulli numbers B_2k / 2k)
+    "PSI_A": [0.08333333333333333, -0.021092796092796094, 0.007575757575757576, -0.004166666666666667,
+        0.003968253968253968, -0.008333333333333333, 0.08333333333333333],
 }
 
 # (2k)! / B_2k of the Bernoulli numbers B_2k, k = 1..12: the Euler-Maclaurin terms of the Hurwitz zeta function
@@ -268,6 +271,33 @@ def special_log_ndtr(self: Tensor) -> Tensor:
   # log(Phi(x)) as ATen: through erfcx in the lower tail, else log1p(-erfc(t) / 2) with erfc(t) = exp(-t^2) erfcx(t)
   t = self * 0.7071067811865476
   return torch.where(self < -1, torch.log(_erfcx(-t) / 2) - t * t, torch.log1p(-torch.exp(-t * t) * _erfcx(t) / 2))
+def digamma(self: Tensor) -> Tensor:
+  # Cephes' psi as ATen's kernel computes it, in float32 (of half precision too, as ATen): below 0 reflected,
+  # psi(1 - x) - pi / tan(pi x); then pushed to 10 or above by psi(x) = psi(x + 1) - 1 / x (at most 10 steps), where
+  # psi(10) is a constant and the asymptotic series log x - 1 / 2x - sum B_2k / 2k x^2k takes over; psi(+-0) is
+  # -+inf, a negative integer's NaN
+  value = self.to(6)  # torch.float32
+  negative = value < 0
+  x = torch.where(negative, 1 - value, value)
+  result = torch.zeros_like(value)
+  for _ in range(10):
+    below = x < 10
+    result = torch.where(below, result - 1 / x, result)
+    x = torch.where(below, x + 1, x)
+  z = 1 / (x * x)
+  series = torch.where(x < 1e17, z * _polynomial_PSI_A(z), 0.0)
+  result = torch.where(x == 10, result + 2.251752589066721, result + torch.log(x) - 0.5 / x - series)
+  # tan(pi x) = tan(pi s) for s the distance to the nearest integer (exact: no digits of pi x lost to the period);
+  # IREE's tanf loses digits near the poles, tan's decomposition does not
+  fraction = value - torch.trunc(value)
+  cotangent = 3.141592653589793 / tan((fraction - torch.round(fraction)) * 3.141592653589793)
+  result = torch.where(negative, result - cotangent, result)
+  result = torch.where(value == 0, torch.where(_signbit(value), float("inf"), float("-inf")), result)
+  return torch.where(torch.logical_and(negative, fraction == 0), float("nan"), result).to(self.dtype)
+def special_digamma(self: Tensor) -> Tensor:
+  return digamma(self)
+def special_psi(self: Tensor) -> Tensor:
+  return digamma(self)
 def special_ndtri(self: Tensor) -> Tensor:
   # Cephes' ndtri: a rational function of y - 1/2 in the middle, of 1 / sqrt(-2 log y) in the tails
   upper = self > 0.8646647167633873  # 1 - exp(-2)
@@ -413,7 +443,7 @@ def special_spherical_bessel_j0(x: Tensor) -> Tensor:
     _CEPHES.replace("EULER_MACLAURIN_TERMS\n", _euler_maclaurin_terms())
 
 # the operators above whose approximations hold to single precision (see decompositions._ONLY_WHEN)
-SINGLE_PRECISION_ONLY = ("special_erfcx", "special_log_ndtr")
+SINGLE_PRECISION_ONLY = ("special_erfcx", "special_log_ndtr", "digamma", "special_digamma", "special_psi")
 
 # the other operators above, defined for floating arguments (see decompositions._ONLY_WHEN)
 FLOATING_ONLY = ("special_chebyshev_polynomial_t", "special_chebyshev_polynomial_u", "special_chebyshev_polynomial_v",

@@ -17,7 +17,7 @@ linalg share alone), and the table shows only what ran.
 
 Programs run in worker processes (a ProcessPoolExecutor, `--jobs`, default os.cpu_count()): each lowers its
 program on the selected routes, compiles the modules with IREE and runs them. A worker that dies (torch-mlir and
-IREE abort on a few programs) breaks the pool. Each program keeps a journal (Journal) in a file the worker's death
+IREE abort on a few programs) breaks the pool. Each program keeps a journal (mlir_journal.py), a file the worker's death
 leaves behind: the outcomes it finished and the stage it began last. The pool's unfinished programs run again,
 resuming after what they finished; a program that breaks a pool of several workers twice runs alone, and when a
 pool of one worker breaks, the crash is its program's: the stage it died in becomes the outcome of the routes and
@@ -55,8 +55,7 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,6 +67,7 @@ sys.path[:0] = [str(HERE), str(HERE.parent / "e2e"), str(HERE.parent), str(HERE.
 # programs they share), and this checkout's tsjit
 
 import mlir_programs  # noqa: E402
+from mlir_journal import CRASHED, Journal  # noqa: E402
 from mlir_programs import CORPORA, Program  # noqa: E402
 
 ROUTES = ("tsjit", "fx")
@@ -81,7 +81,6 @@ PROGRAM_TIMEOUT_SECONDS = 600
 # a crash (run_all) instead of the machine running out of memory
 WORKER_MEMORY_BYTES = 8 << 30
 TIMED_OUT = "no result within"
-CRASHED = "crashed: the worker process died"
 DEFAULT_FX_CACHE = Path.home() / ".cache" / "tsjit" / "mlir-fx-route"
 # The FX route's entry function is renamed from export_and_import's `main` to tsjit's: where both routes lower a
 # program to the same module (most op_db functions), the text is then identical and IREE compiles it once.
@@ -401,79 +400,6 @@ def _run_program(record: dict, fx_cache: Path | None, selection: Selection, jour
     if cache_file and cached is None:
         _write_atomically(cache_file, json.dumps({"name": record["name"], "timing": journal.timing["fx"], "outcomes": {
             key: journal.outcomes[key] for key in selection.keys("fx")}}))
-
-
-class Journal:
-    """A program's progress, one JSON line per event in a file that outlives its worker process: the outcomes it
-    finished (with its timings so far), and the stage it began last and has not ended. Should the worker die, the
-    parent reads which stage killed it, and the program's next attempt skips the outcomes it has.
-
-        {"event": "attempt", "attempt": 3}
-        {"event": "begin", "keys": ["fx tosa"], "stage": "torch-mlir's tosa pipeline"}
-        {"event": "end"}
-        {"event": "outcomes", "outcomes": {"fx tosa": "pass"}, "timing": {...}}
-        {"event": "done"}
-    """
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.outcomes: dict[str, str] = {}
-        self.timing: dict[str, dict[str, float]] = {}
-        self.running: dict | None = None
-        self.attempt: int | None = None
-        self.done = False
-        lines = path.read_text().splitlines() if path.exists() else []
-        for line in lines:
-            try:
-                event = json.loads(line)
-            except ValueError:  # (the last line of a worker killed while writing it)
-                continue
-            self._apply(event)
-
-    def _apply(self, event: dict) -> None:
-        kind = event["event"]
-        if kind == "attempt":
-            self.attempt, self.running, self.done = event["attempt"], None, False
-        elif kind == "begin":
-            self.running = event
-        elif kind == "end":
-            self.running = None
-        elif kind == "outcomes":
-            self.outcomes.update(event["outcomes"])
-            self.timing = event["timing"]
-        elif kind == "done":
-            self.done = True
-
-    def _append(self, event: dict) -> None:
-        with self.path.open("a") as file:  # (closed, so flushed: what a dying process wrote stays written)
-            file.write(json.dumps(event) + "\n")
-        self._apply(event)
-
-    def start(self, attempt: int) -> None:
-        self._append({"event": "attempt", "attempt": attempt})
-
-    @contextmanager
-    def stage(self, keys: list[str], stage: str) -> Iterator[None]:
-        """Work that may kill the process (torch-mlir, IREE), for the outcomes `keys` it serves."""
-        self._append({"event": "begin", "keys": keys, "stage": stage})
-        try:
-            yield
-        finally:
-            self._append({"event": "end"})
-
-    def record(self, outcomes: dict[str, str]) -> None:
-        self._append({"event": "outcomes", "outcomes": outcomes, "timing": self.timing})
-
-    def finish(self) -> None:
-        self._append({"event": "done"})
-
-    def blame_crash(self) -> bool:
-        """After the process died in this attempt: the stage it began and did not end becomes the outcome of the
-        keys it served. False when it died outside every stage."""
-        if self.running is None:
-            return False
-        self.record({key: f"{CRASHED} in {self.running['stage']}" for key in self.running["keys"]})
-        return True
 
 
 # ---- the FX route's cache -----------------------------------------------------------------------------------

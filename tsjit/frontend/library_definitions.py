@@ -12,9 +12,12 @@ just as TorchScript has builtins written in TorchScript (builtin_functions.py):
 The definitions compute what eager computes for strided tensors: masked-out elements replaced by the operation's
 identity (so that fully masked slices give it: 0 for sum, -inf for amax of floats, the lowest integer for amax of
 integers, NaN for median), eager's result dtypes, `keepdim`, `dim` as None, an int or a list (`dim=()` is every
-dimension, as in eager), masks broadcast to the input's shape (sparse masks made dense). Sparse inputs, which they
-do not cover, raise a ValueError when the function runs. They are plain TorchScript, so saved archives load in
-torch.jit too.
+dimension, as in eager), masks broadcast to the input's shape (sparse masks made dense). TorchScript has no empty
+tuple that is not an empty list, so `dim=[]` is every dimension too (eager's prod reduces none for it). Sparse
+inputs, which they do not cover, raise a ValueError when the function runs. A MaskedTensor is a Tensor to
+TorchScript (as to torch.jit), and nothing TorchScript can ask tells it apart: the definitions run on it through
+MaskedTensor's own operators, which give a MaskedTensor where eager gives the Tensor of its values. They are plain
+TorchScript, so saved archives load in torch.jit too.
 """
 
 from __future__ import annotations

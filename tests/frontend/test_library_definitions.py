@@ -91,6 +91,16 @@ def test_sparse_inputs_are_refused_sparse_masks_made_dense():
     _assert_same(scripted(x, mask.to_sparse()), masked_sum(x, mask.to_sparse()), "sparse mask")
 
 
+def masked_prods(x: torch.Tensor, mask: torch.Tensor):
+    return torch.masked.prod(x, [1, -1], keepdim=True, mask=mask), torch.masked.prod(x, 0, mask=mask)
+
+
+def test_dims_given_twice_reduce_twice_in_prod_as_in_eager():
+    x, mask = torch.randn(3, 4), torch.rand(3, 4) > 0.5
+    for actual, expected in zip(tsjit.script(masked_prods)(x, mask), masked_prods(x, mask)):
+        _assert_same(actual, expected, "prod")
+
+
 def test_signatures_are_torchs():
     from tsjit.frontend.library_definitions import library_definition
 

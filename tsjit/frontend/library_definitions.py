@@ -198,9 +198,12 @@ def prod(input: Tensor, dim: Optional[BroadcastingList1[int]] = None, *, keepdim
     _strided(input, "torch.masked.prod")
     dims = _canonical_dim(dim, input.dim())
     result = _masked_input(input, mask, "prod").to(_accumulated_dtype(input, dtype))
-    for d in range(input.dim() - 1, -1, -1):  # the last dimension first: the others keep their positions
-        if d in dims:
-            result = result.prod(d, _flag(keepdim))
+    # the last dimension first, so that the others keep their positions; a dimension given twice ((1, -1)) is
+    # reduced twice, as eager does
+    for d in range(input.dim() - 1, -1, -1):
+        for e in dims:
+            if e == d:
+                result = result.prod(d, _flag(keepdim))
     return result
 
 def cumsum(input: Tensor, dim: int, *, dtype: Optional[int] = None, mask: Optional[Tensor] = None) -> Tensor:

@@ -101,6 +101,13 @@ def test_dims_given_twice_reduce_twice_in_prod_as_in_eager():
         _assert_same(actual, expected, "prod")
 
 
+def test_scripting_the_library_function_itself_gives_the_definition():
+    x, mask = torch.randn(3, 4), torch.rand(3, 4) > 0.5
+    scripted = tsjit.script(torch.masked.logsumexp)
+    _assert_same(scripted(x, 1, mask=mask), torch.masked.logsumexp(x, 1, mask=mask), "logsumexp")
+    assert "torch.masked._ops.logsumexp" in scripted.graph_function.qualname
+
+
 def test_signatures_are_torchs():
     from tsjit.frontend.library_definitions import library_definition
 

@@ -91,6 +91,23 @@ def test_sparse_inputs_are_refused_sparse_masks_made_dense():
     _assert_same(scripted(x, mask.to_sparse()), masked_sum(x, mask.to_sparse()), "sparse mask")
 
 
+def masked_prods(x: torch.Tensor, mask: torch.Tensor):
+    return torch.masked.prod(x, [1, -1], keepdim=True, mask=mask), torch.masked.prod(x, 0, mask=mask)
+
+
+def test_dims_given_twice_reduce_twice_in_prod_as_in_eager():
+    x, mask = torch.randn(3, 4), torch.rand(3, 4) > 0.5
+    for actual, expected in zip(tsjit.script(masked_prods)(x, mask), masked_prods(x, mask)):
+        _assert_same(actual, expected, "prod")
+
+
+def test_scripting_the_library_function_itself_gives_the_definition():
+    x, mask = torch.randn(3, 4), torch.rand(3, 4) > 0.5
+    scripted = tsjit.script(torch.masked.logsumexp)
+    _assert_same(scripted(x, 1, mask=mask), torch.masked.logsumexp(x, 1, mask=mask), "logsumexp")
+    assert "torch.masked._ops.logsumexp" in scripted.graph_function.qualname
+
+
 def test_signatures_are_torchs():
     from tsjit.frontend.library_definitions import library_definition
 

@@ -12,9 +12,12 @@ just as TorchScript has builtins written in TorchScript (builtin_functions.py):
 The definitions compute what eager computes for strided tensors: masked-out elements replaced by the operation's
 identity (so that fully masked slices give it: 0 for sum, -inf for amax of floats, the lowest integer for amax of
 integers, NaN for median), eager's result dtypes, `keepdim`, `dim` as None, an int or a list (`dim=()` is every
-dimension, as in eager), masks broadcast to the input's shape (sparse masks made dense). Sparse inputs, which they
-do not cover, raise a ValueError when the function runs. They are plain TorchScript, so saved archives load in
-torch.jit too.
+dimension, as in eager), masks broadcast to the input's shape (sparse masks made dense). TorchScript has no empty
+tuple that is not an empty list, so `dim=[]` is every dimension too (eager's prod reduces none for it). Sparse
+inputs, which they do not cover, raise a ValueError when the function runs. A MaskedTensor is a Tensor to
+TorchScript (as to torch.jit), and nothing TorchScript can ask tells it apart: the definitions run on it through
+MaskedTensor's own operators, which give a MaskedTensor where eager gives the Tensor of its values. They are plain
+TorchScript, so saved archives load in torch.jit too.
 """
 
 from __future__ import annotations
@@ -195,9 +198,12 @@ def prod(input: Tensor, dim: Optional[BroadcastingList1[int]] = None, *, keepdim
     _strided(input, "torch.masked.prod")
     dims = _canonical_dim(dim, input.dim())
     result = _masked_input(input, mask, "prod").to(_accumulated_dtype(input, dtype))
-    for d in range(input.dim() - 1, -1, -1):  # the last dimension first: the others keep their positions
-        if d in dims:
-            result = result.prod(d, _flag(keepdim))
+    # the last dimension first, so that the others keep their positions; a dimension given twice ((1, -1)) is
+    # reduced twice, as eager does
+    for d in range(input.dim() - 1, -1, -1):
+        for e in dims:
+            if e == d:
+                result = result.prod(d, _flag(keepdim))
     return result
 
 def cumsum(input: Tensor, dim: int, *, dtype: Optional[int] = None, mask: Optional[Tensor] = None) -> Tensor:

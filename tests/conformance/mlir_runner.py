@@ -645,19 +645,19 @@ def compile_cost(records: list[dict], routes: list[str], backends: list[str]) ->
     it lowered and, side by side, over the programs both lowered."""
     lowered = {route: {r["name"]: r["timing"][route] for r in records if "lower" in r["timing"].get(route, {})}
                for route in routes}
+    cached = "; the FX route's as first measured where its outcomes were cached" if "fx" in routes else ""
     lines = [f"\ncompile cost, median CPU seconds per program (lowering to {', '.join(backends)}; IREE's "
-             "compilations, cache hits where the disk cache had the artifact; the FX route's as first measured "
-             "where its outcomes were cached):",
+             f"compilations, cache hits where the disk cache had the artifact{cached}):",
              f"{'route':24s} {'programs':>8s} {'lowering':>9s} {'IREE':>7s}"]
     lines += [_cost_row(route, list(lowered[route].values())) for route in routes]
     if len(routes) > 1:
         common = sorted(set.intersection(*(set(timings) for timings in lowered.values())))
         lines += [_cost_row(f"{route} (both lowered)", [lowered[route][n] for n in common]) for route in routes]
     cpu = [r["cpu"] for r in records if "cpu" in r]
-    cached = sum(bool(r.get("fx_cached")) for r in records)
     if cpu:
         lines.append(f"CPU per program: median {statistics.median(cpu):.1f} s, total {sum(cpu):.0f} s over "
-                     f"{len(cpu)} programs (FX route from the cache for {cached})")
+                     f"{len(cpu)} programs" + (f" (FX route from the cache for "
+                                               f"{sum(bool(r.get('fx_cached')) for r in records)})" if cached else ""))
     return "\n".join(lines)
 
 

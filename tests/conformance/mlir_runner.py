@@ -398,8 +398,9 @@ def _run_program(record: dict, fx_cache: Path | None, selection: Selection, jour
                     outcome = on_iree(lowered[backend], program, expected, deterministic, timing)
             journal.record({f"{route} {backend}": outcome})
     if cache_file and cached is None:
-        _write_atomically(cache_file, json.dumps({"name": record["name"], "timing": journal.timing["fx"], "outcomes": {
-            key: journal.outcomes[key] for key in selection.keys("fx")}}))
+        outcomes = {key: journal.outcomes[key] for key in selection.keys("fx")}
+        _write_atomically(cache_file, json.dumps({"name": record["name"], "timing": journal.timing.get("fx", {}),
+                                                  "outcomes": outcomes}))
 
 
 # ---- the FX route's cache -----------------------------------------------------------------------------------
@@ -426,9 +427,11 @@ def fx_cache_key(program: Program, module: Any, backends: tuple[str, ...] = BACK
     return digest.hexdigest()
 
 
-# What the FX route's outcomes are computed by, in this file (fx_cache_key hashes their source).
-_FX_OUTCOME_CODE = (run_program, _run_program, Journal, eager, _seeded, _mismatch, fx_route, _result_count, _entry,
-                    _Function, _leaves, _result_type, _guarded, _raise_error, on_iree, _generic_text, cause_of)
+# What the FX route's outcomes are computed by, in this file (fx_cache_key hashes their source): the work on a
+# program, not what carries its outcomes (run_program, _run_program's bookkeeping, the journal, this cache), so that
+# mending those keeps the cache.
+_FX_OUTCOME_CODE = (eager, _seeded, _mismatch, fx_route, _result_count, _entry, _Function, _leaves, _result_type,
+                    _guarded, _raise_error, on_iree, _generic_text, cause_of)
 
 
 def _source_of(thing: Any) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import List, Optional
+
 import pytest
 import torch
 from mlir_corpus import assert_close
@@ -99,6 +101,22 @@ graph(%x : Tensor, %y : Tensor):
     for output_type in ("linalg-on-tensors", "stablehlo"):
         program = iree.compile(tsjit.mlir.compile(graph, [x, y], output_type=output_type))
         assert_close(program(x, y), (x + y, (x * y, x)))
+
+
+def test_lists_of_numbers_are_passed_as_their_elements():
+    # (the backend contract allows no list argument: the program takes as many numbers as the example had)
+    def program(x: torch.Tensor, weights: List[float], shape: Optional[List[int]]):
+        if shape is None:
+            return x, 0
+        rows, columns = shape
+        return x * sum(weights) + max(weights) - min(weights), rows * columns
+
+    function = tsjit.script(program)
+    compiled = iree.compile(tsjit.mlir.compile(function, [torch.randn(3), [0.5, 2.0, -1.0], [2, 3]],
+                                               output_type="linalg-on-tensors"))
+    x = torch.randn(3)
+    for weights, shape in (([0.5, 2.0, -1.0], [2, 3]), ([-3.0, -0.5, 4.0], [5, 1])):
+        assert_close(compiled(x, weights, shape), program(x, weights, shape))
 
 
 def test_the_artifact_caches_are_bounded(tmp_path, monkeypatch, capsys):

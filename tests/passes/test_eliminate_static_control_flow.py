@@ -221,6 +221,41 @@ graph(%a : Tensor):
   return (%n)""", changed=False)
 
 
+def test_a_list_held_by_a_literal_that_is_only_read_folds():
+    # (`grid = [[1, 2], [3, 4]]; grid[1][0]`: the rows are only read through the grid)
+    check_pass(eliminate_static_control_flow, """
+graph(%x : Tensor):
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %three : int = prim::Constant[value=3]()
+  %row0 : int[] = prim::ListConstruct(%one, %three)
+  %row1 : int[] = prim::ListConstruct(%three, %one)
+  %grid : int[][] = prim::ListConstruct(%row0, %row1)
+  %row : int[] = aten::__getitem__(%grid, %one)
+  %v : int = aten::__getitem__(%row, %zero)
+  %n : int = aten::len(%row1)
+  %y : Tensor = aten::mul(%x, %v)
+  %z : Tensor = aten::add(%y, %n, %one)
+  return (%z)""", inputs=[(torch.randn(3),)], absent=["aten::__getitem__", "aten::len"])
+
+
+def test_a_row_written_through_its_literal_has_the_length_the_write_gives_it():
+    # `grid[0].append(5)` writes %row0: its length is 3, not the literal's 2
+    check_pass(eliminate_static_control_flow, """
+graph(%x : Tensor):
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %five : int = prim::Constant[value=5]()
+  %row0 : int[] = prim::ListConstruct(%one, %one)
+  %grid : int[][] = prim::ListConstruct(%row0)
+  %row : int[] = aten::__getitem__(%grid, %zero)
+  %w : int[] = aten::append(%row, %five)
+  %n : int = aten::len(%row0)
+  %y : Tensor = aten::mul(%x, %n)
+  return (%y)""", inputs=[(torch.randn(3),)], present=["prim::ListConstruct(%one, %one, %five)",
+                                                      "prim::Constant[value=3]"], absent=["aten::len"])
+
+
 def test_a_for_loop_has_all_its_iterations_peeled_at_once():
     """Five iterations peeled by one call (each call walks the whole graph: one iteration a call made unrolling
     quadratic); what is left of the loop goes once its trip count folds to 0."""

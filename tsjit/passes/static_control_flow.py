@@ -208,9 +208,30 @@ def _is_scalar_list(value: Value) -> bool:
 
 def _is_read_only(value: Value) -> bool:
     """Whether only ops that write none of their arguments read the value (an `append` after it, a loop carrying
-    it or a return would make a list's contents change or escape)."""
-    schemas = [use.user.maybe_schema() for use in value.uses]
-    return all(schema is not None and not schema.is_mutable for schema in schemas)
+    it or a return would make a list's contents change or escape). A literal holding it that is only read reads
+    it too (`grid = [[1, 2], [3, 4]]`, then `for row in grid`); what a read takes out of a container of lists
+    (`grid[0]`) may be the list itself, so it must be only read as well (`grid[0].append(5)` writes the row)."""
+    holds_lists = _holds_lists(value.type)
+    for use in value.uses:
+        user = use.user
+        if user.kind in (prim.ListConstruct, prim.TupleConstruct):
+            if not _is_read_only(user.output()):
+                return False
+            continue
+        schema = user.maybe_schema()
+        if schema is None or schema.is_mutable:
+            return False
+        if holds_lists and not all(_is_read_only(v) for v in user.outputs if _is_or_holds_list(v.type)):
+            return False
+    return True
+
+
+def _holds_lists(type_: ts.Type) -> bool:
+    return any(_is_or_holds_list(t) for t in type_.contained_types())
+
+
+def _is_or_holds_list(type_: ts.Type) -> bool:
+    return isinstance(type_, ts.ListType) or _holds_lists(type_)
 
 
 def _is_constant_scalar(value: Value) -> bool:
@@ -295,7 +316,7 @@ def forward_list_elements(graph: Graph) -> bool:
     changed = False
     for node in [n for n in graph.all_nodes() if n.kind in (aten.len, aten.__getitem__, prim.ListUnpack)]:
         construct = node.input(0).node
-        if construct.kind is not prim.ListConstruct or not _only_read(node.input(0)):
+        if construct.kind is not prim.ListConstruct or not only_read(node.input(0)):
             continue
         if node.kind is aten.__getitem__ and not (
                 _is_constant_scalar(node.input(1)) and -len(construct.inputs) <= constant_value(node.input(1).node)
@@ -318,10 +339,19 @@ def forward_list_elements(graph: Graph) -> bool:
     return changed
 
 
-def _only_read(value: Value) -> bool:
-    """Whether every use of the value is an unpacking or an op that writes none of its arguments."""
-    schemas = [use.user.maybe_schema() for use in value.uses if use.user.kind is not prim.ListUnpack]
-    return all(schema is not None and not schema.is_mutable for schema in schemas)
+def only_read(value: Value) -> bool:
+    """Whether every use of the value is an unpacking, an op that writes none of its arguments, or a
+    `prim::unchecked_cast` (of an `Optional` list) whose result is only read."""
+    for use in value.uses:
+        user = use.user
+        if user.kind is prim.unchecked_cast:
+            if not only_read(user.output()):
+                return False
+        elif user.kind is not prim.ListUnpack:
+            schema = user.maybe_schema()
+            if schema is None or schema.is_mutable:
+                return False
+    return True
 
 
 def inline_constant_ifs(graph: Graph) -> bool:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
-
 import pytest
 import torch
 from mlir_corpus import assert_close
@@ -105,7 +103,7 @@ graph(%x : Tensor, %y : Tensor):
 
 def test_lists_of_numbers_are_passed_as_their_elements():
     # (the backend contract allows no list argument: the program takes as many numbers as the example had)
-    def program(x: torch.Tensor, weights: List[float], shape: Optional[List[int]]):
+    def program(x: torch.Tensor, weights: list[float], shape: list[int] | None):
         if shape is None:
             return x, 0
         rows, columns = shape

@@ -8,6 +8,7 @@ rewrites the entries of the programs it ran; the runner fails on an unexpected f
 """
 
 EXPECTED_FAILURES: dict[tuple[str, str], str] = {
+    ('e2e:function:all_any', 'tosa'): 'convert-torch-to-tosa: torch.aten.remainder.int',
     ('e2e:function:assert_isinstance_refines', 'linalg-on-tensors'): 'MLIRError: cannot import prim::isinstance: isinstance checks must be resolved from static types firs',
     ('e2e:function:assert_isinstance_refines', 'stablehlo'): 'torch-lower-to-backend-contract: func.func',
     ('e2e:function:assert_isinstance_refines', 'tosa'): 'torch-lower-to-backend-contract: func.func',
@@ -36,9 +37,7 @@ EXPECTED_FAILURES: dict[tuple[str, str], str] = {
     ('e2e:function:early_return_in_nested_loops', 'linalg-on-tensors'): 'MLIRError: IREE could not compile the tm_tensor module: failed to legalize unresolved source materia',
     ('e2e:function:early_return_in_nested_loops', 'stablehlo'): 'torch-finalizing-backend-type-conversion-for-stablehlo: torch.constant.int',
     ('e2e:function:early_return_in_nested_loops', 'tosa'): 'convert-torch-to-tosa: torch.aten.eq.int',
-    ('e2e:function:enumerate_start', 'linalg-on-tensors'): 'torch-finalizing-backend-type-conversion: torch.constant.int',
-    ('e2e:function:enumerate_start', 'stablehlo'): 'torch-finalizing-backend-type-conversion-for-stablehlo: torch.constant.bool',
-    ('e2e:function:enumerate_start', 'tosa'): 'convert-torch-to-tosa: torch.aten.len.t',
+    ('e2e:function:enumerate_start', 'tosa'): 'convert-torch-to-tosa: torch.aten.mul.int',
     ('e2e:function:exit_transform_continue', 'stablehlo'): 'torch-finalizing-backend-type-conversion-for-stablehlo: torch.constant.int',
     ('e2e:function:exit_transform_continue', 'tosa'): 'convert-torch-to-tosa: torch.aten.lt.int',
     ('e2e:function:exit_transform_raise', 'linalg-on-tensors'): 'torch-lower-to-backend-contract: torch.operator',

@@ -42,7 +42,6 @@ _EVERYWHERE = {
     "early_return": "IREE 3.13 cannot compile torch-mlir's scf.while carrying a tensor (stream materialization "
                     "error); on TOSA and StableHLO the data-dependent If has no lowering",
     "enum_values": "enum arguments cannot cross into compiled code (and Graph.copy cannot copy the enum constant)",
-    "for_list": _LISTS,
     "fork_wait": "fork/wait and Function values have no torch-dialect form",
     "function_calls": "prim::CallFunction: the stored graph calls functions that are not inlined",
     "fused_grad": "optimized graphs (TypeCheck, fusion groups, fallback functions) are not imported",
@@ -82,6 +81,7 @@ _TOSA = {
     "inplace_ops": "TOSA has no lowering of aten::slice_scatter (what `y[1:] += 1` becomes)",
     "assert_stmt": _SCALAR_ARGS_TOSA,
     "dtype_device_constants": "TOSA has no f64 (IREE rejects the f64 tosa.cast)",
+    "for_list": _SCALAR_ARGS_TOSA,
     "named_tuple": "TOSA has no scalar values: the int in the returned tuple does not lower",
     "optional_int": _SCALAR_ARGS_TOSA,
     "raise_exception": _SCALAR_ARGS_TOSA,

@@ -101,6 +101,22 @@ graph(%x : Tensor, %y : Tensor):
         assert_close(program(x, y), (x + y, (x * y, x)))
 
 
+def test_lists_of_numbers_are_passed_as_their_elements():
+    # (the backend contract allows no list argument: the program takes as many numbers as the example had)
+    def program(x: torch.Tensor, weights: list[float], shape: list[int] | None):
+        if shape is None:
+            return x, 0
+        rows, columns = shape
+        return x * sum(weights) + max(weights) - min(weights), rows * columns
+
+    function = tsjit.script(program)
+    compiled = iree.compile(tsjit.mlir.compile(function, [torch.randn(3), [0.5, 2.0, -1.0], [2, 3]],
+                                               output_type="linalg-on-tensors"))
+    x = torch.randn(3)
+    for weights, shape in (([0.5, 2.0, -1.0], [2, 3]), ([-3.0, -0.5, 4.0], [5, 1])):
+        assert_close(compiled(x, weights, shape), program(x, weights, shape))
+
+
 def test_the_artifact_caches_are_bounded(tmp_path, monkeypatch, capsys):
     """With room for two artifacts, a third evicts the least recently used one, from memory and from disk; the
     program compiled from it still runs, and compiling it again gives a right program."""

@@ -52,18 +52,19 @@ def test_a_predicate_picks_the_loops_that_unroll():
                is not None, changed=False, present=["prim::Loop", "prim::Loop"])
 
 
-def test_list_literals_fold_only_when_nothing_writes_them():
+def test_list_literals_fold_only_when_nothing_writes_them_where_the_graph_does_not_say():
+    # (an insert at a position known only at run time)
     graph = check_pass(eliminate_static_control_flow, """
-graph(%x : Tensor):
+graph(%x : Tensor, %i : int):
   %one : int = prim::Constant[value=1]()
   %two : int = prim::Constant[value=2]()
   %read : int[] = prim::ListConstruct(%one, %two)
   %written : int[] = prim::ListConstruct(%one)
   %n : int = aten::len(%read)
   %m : int = aten::len(%written)
-   = aten::insert(%written, %one, %two)
+   = aten::insert(%written, %i, %two)
   %r : (int, int) = prim::TupleConstruct(%n, %m)
-  return (%r)""", present=["aten::len(%written)", "aten::insert"])
+  return (%r)""", inputs=[(torch.randn(1), 0), (torch.randn(1), 5)], present=["aten::len(%written)", "aten::insert"])
     assert str(graph).count("aten::len") == 1
 
 
@@ -122,6 +123,49 @@ graph(%x : Tensor, %c : bool):
   %3 : bool[] = aten::append(%held, %true)
   %r : (int, (bool[], bool)) = prim::TupleConstruct(%n, %t)
   return (%r)""", changed=False)
+
+
+def test_writes_at_constant_positions_give_the_literal_its_final_elements():
+    """`l = [1, 2, 3]; l.append(4); l.insert(0, 5); v = l.pop(); l[1] = 10; del l[-1]; l.reverse()`, a copy
+    of the result edited too, and the list returned: each read sees the elements written before it."""
+    check_pass(eliminate_static_control_flow, """
+graph(%x : Tensor):
+  %minus : int = prim::Constant[value=-1]()
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %three : int = prim::Constant[value=3]()
+  %four : int = prim::Constant[value=4]()
+  %five : int = prim::Constant[value=5]()
+  %ten : int = prim::Constant[value=10]()
+  %l : int[] = prim::ListConstruct(%one, %two, %three)
+  %1 : int[] = aten::append(%l, %four)
+   = aten::insert(%l, %zero, %five)
+  %first : int = aten::__getitem__(%l, %zero)
+  %v : int = aten::pop(%l, %minus)
+  %2 : int[] = aten::_set_item(%l, %one, %ten)
+  %n : int = aten::len(%l)
+   = aten::Delete(%l, %minus)
+   = aten::reverse(%l)
+  %copy : int[] = aten::list(%l)
+   = aten::clear(%copy)
+  %m : int = aten::len(%copy)
+  %y : Tensor = aten::mul(%x, %v)
+  %r : (Tensor, int, int, int, int[]) = prim::TupleConstruct(%y, %first, %n, %m, %l)
+  return (%r)""", inputs=[(torch.randn(2),)], present=["prim::ListConstruct(%two, %ten, %five)"],
+               absent=["aten::append", "aten::insert", "aten::pop", "aten::_set_item", "aten::Delete",
+                       "aten::reverse", "aten::list", "aten::clear", "aten::len", "aten::__getitem__"])
+
+
+def test_writes_that_would_fail_stay():
+    # (popping from an empty list raises at run time, as it should)
+    check_pass(eliminate_static_control_flow, """
+graph(%x : Tensor):
+  %minus : int = prim::Constant[value=-1]()
+  %l : int[] = prim::ListConstruct()
+  %v : int = aten::pop(%l, %minus)
+  %y : Tensor = aten::mul(%x, %v)
+  return (%y)""", changed=False, run=False, present=["aten::pop"])
 
 
 def test_none_is_not_a_value_that_cannot_be_none():
@@ -219,6 +263,41 @@ graph(%a : Tensor):
   %n : int = aten::len(%xs)
    = aten::insert(%xs, %n, %a)
   return (%n)""", changed=False)
+
+
+def test_a_list_held_by_a_literal_that_is_only_read_folds():
+    # (`grid = [[1, 2], [3, 4]]; grid[1][0]`: the rows are only read through the grid)
+    check_pass(eliminate_static_control_flow, """
+graph(%x : Tensor):
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %three : int = prim::Constant[value=3]()
+  %row0 : int[] = prim::ListConstruct(%one, %three)
+  %row1 : int[] = prim::ListConstruct(%three, %one)
+  %grid : int[][] = prim::ListConstruct(%row0, %row1)
+  %row : int[] = aten::__getitem__(%grid, %one)
+  %v : int = aten::__getitem__(%row, %zero)
+  %n : int = aten::len(%row1)
+  %y : Tensor = aten::mul(%x, %v)
+  %z : Tensor = aten::add(%y, %n, %one)
+  return (%z)""", inputs=[(torch.randn(3),)], absent=["aten::__getitem__", "aten::len"])
+
+
+def test_a_row_written_through_its_literal_has_the_length_the_write_gives_it():
+    # `grid[0].append(5)` writes %row0: its length is 3, not the literal's 2
+    check_pass(eliminate_static_control_flow, """
+graph(%x : Tensor):
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %five : int = prim::Constant[value=5]()
+  %row0 : int[] = prim::ListConstruct(%one, %one)
+  %grid : int[][] = prim::ListConstruct(%row0)
+  %row : int[] = aten::__getitem__(%grid, %zero)
+  %w : int[] = aten::append(%row, %five)
+  %n : int = aten::len(%row0)
+  %y : Tensor = aten::mul(%x, %n)
+  return (%y)""", inputs=[(torch.randn(3),)], present=["prim::ListConstruct(%one, %one, %five)",
+                                                      "prim::Constant[value=3]"], absent=["aten::len"])
 
 
 def test_a_for_loop_has_all_its_iterations_peeled_at_once():

@@ -192,15 +192,15 @@ class CompiledProgram:
 
 
 def _flatten(args: Sequence) -> list:
-    """Tuples, and lists of tensors, as their elements (tsjit.mlir.prepare flattened those arguments)."""
+    """Tuples, and lists of tensors or numbers, as their elements (tsjit.mlir.prepare flattened those arguments)."""
     flat = []
     for arg in args:
-        flat.extend(_flatten(arg) if isinstance(arg, tuple) or _is_tensor_list(arg) else [arg])
+        flat.extend(_flatten(arg) if isinstance(arg, tuple) or _is_flat_list(arg) else [arg])
     return flat
 
 
-def _is_tensor_list(value) -> bool:
-    return isinstance(value, list) and all(isinstance(v, torch.Tensor) for v in value)
+def _is_flat_list(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, torch.Tensor | int | float) for v in value)
 
 
 def _to_iree(value):

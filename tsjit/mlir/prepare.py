@@ -29,10 +29,11 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
 - `replace_uninitialized`: `prim::Uninitialized` (the placeholder the exit transform yields on paths that return
   or break early, never read) has no lowering ("failed to legalize operation 'torch.prim.Uninitialized'"); it
   becomes a zero of its refined type.
-- `expand_list_sums`: torch-mlir has no op for `aten::sum` of an int or float list (it stays a `torch.operator`
-  "aten.sum.float", which no backend legalizes) but lowers scalar adds: the sum of a list literal nothing writes
-  (a list comprehension over a static size, unrolled: `sum([float(x[i].sum()) for i in range(x.size(0))])`)
-  becomes `0 + e0 + e1 + ...`, Python's order of additions.
+- `expand_list_reductions`: torch-mlir has no op for `aten::sum`, `prim::max` or `prim::min` of an int or float
+  list (they stay `torch.operator` "aten.sum.float", "prim.max.self_float", which no backend legalizes) but lowers
+  their scalar forms: the sum of a list literal nothing writes (a list comprehension over a static size,
+  unrolled: `sum([float(x[i].sum()) for i in range(x.size(0))])`, or a flattened list argument) becomes
+  `0 + e0 + e1 + ...`, Python's order of additions, and its max and min `max(max(e0, e1), e2)`...
 - `replace_empty_results`: torch-mlir and its backends mishandle tensors without elements: a reshape that merges
   the dimensions of a zero-element tensor dies of a floating point exception in torch-mlir (F.unfold of a batch
   of 0), StableHLO's gather of a 0x0 matrix aborts in LLVM (linalg.svd). A tensor without elements is all its
@@ -90,9 +91,10 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   torch-mlir lowers a loop either as a for loop (dropping the condition) or as a while loop (dropping the count).
 - `flatten_tuple_inputs`: the backend contract allows no tuple at the function boundary, so a tuple argument
   (the seed's `lstm_cell(input, (hx, cx), ...)`) becomes one argument per element and a TupleConstruct.
-- `flatten_tensor_list_inputs`: nor a list, so a `Tensor[]` or `Tensor?[]` argument given N example tensors
-  (`torch.cat(xs)` with `xs` an argument) becomes N arguments and a ListConstruct, when the program only reads the
-  list.
+- `flatten_list_inputs`: nor a list, so a `Tensor[]` or `Tensor?[]` argument given N example tensors
+  (`torch.cat(xs)` with `xs` an argument), or an `int[]`, `float[]` or `bool[]` argument given N example numbers
+  (`sum(l)`, `a, b, c = l`), becomes N arguments and a ListConstruct, when the program only reads the list; the
+  compiled program then takes lists of that length.
 - `unpack_list_result`: nor a list result (`torch.split(x, 2)`, `torch.unbind(x)` returned, or `[1, 2]` in a
   returned tuple): once refinement knows its length, the program returns the list's elements in a flat tuple
   (torch-mlir otherwise leaves the `torch.constant.int`s of a returned list of ints unconverted).
@@ -129,7 +131,7 @@ from tsjit import log
 from tsjit.errors import MLIRError
 from tsjit.ir import types as ts
 from tsjit.ir.constants import constant_value
-from tsjit.ir.graph import Block, Graph, Node
+from tsjit.ir.graph import Block, Graph, Node, Value
 from tsjit.ir.scalar_type import dtype_to_code
 from tsjit.ir.symbols import aten, prim
 from tsjit.mlir import shapes
@@ -144,7 +146,7 @@ from tsjit.passes.fold_static_types import fold_static_types
 from tsjit.passes.pass_runner import run_pass
 from tsjit.passes.remove_mutation import remove_mutation, return_written_inputs, written_inputs
 from tsjit.passes.shape_analysis import may_change_tensor_metadata
-from tsjit.passes.static_control_flow import eliminate_static_control_flow
+from tsjit.passes.static_control_flow import eliminate_static_control_flow, only_read
 
 _CPU = torch.device("cpu")
 BACKENDS_WITH_ASSERTS = frozenset({"torch", "linalg-on-tensors"})
@@ -183,8 +185,8 @@ def prepare_function(graph: Graph, examples: Sequence, options: Options, copy: b
     graph = graph.copy() if copy else graph
     result_type = graph.outputs[0].type if len(graph.outputs) == 1 else None
     examples = bind_defaults(graph, examples)
-    lengths = _tensor_list_lengths(graph, examples)
-    run_pass(flatten_tensor_list_inputs, graph, lengths)
+    lengths = _list_lengths_to_flatten(graph, examples)
+    run_pass(flatten_list_inputs, graph, lengths)
     examples = [e for i, example in enumerate(examples) for e in (example if i in lengths else [example])]
     flat = _flat_examples(graph.inputs, examples)
     run_pass(flatten_tuple_inputs, graph)
@@ -298,7 +300,7 @@ def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstra
     if any([run_pass(expand_broadcast_tensors, graph) for graph in graphs]):
         shapes.refine_types(entry, arguments)
     for graph in graphs:
-        if run_pass(expand_list_sums, graph):
+        if run_pass(expand_list_reductions, graph):
             run_pass(eliminate_dead_code, graph, keep_assertions=True)
         run_pass(replace_uninitialized, graph)
         if run_pass(replace_empty_results, graph):
@@ -436,26 +438,36 @@ def flatten_tuple_inputs(graph: Graph) -> bool:
     return changed
 
 
-def _tensor_list_lengths(graph: Graph, examples: Sequence) -> dict[int, int]:
-    """The inputs flatten_tensor_list_inputs expands: `Tensor[]` and `Tensor?[]` inputs given a list of example
-    tensors and only read (a list the program writes to stays a list), by position, with their lengths."""
+def _list_lengths_to_flatten(graph: Graph, examples: Sequence) -> dict[int, int]:
+    """The inputs flatten_list_inputs expands: lists of tensors or numbers given a non-empty list of such examples
+    and only read (a list the program writes to stays a list), by position, with their lengths."""
     return {i: len(e) for i, (value, e) in enumerate(zip(graph.inputs, examples))
-            if value.type in _TENSOR_LISTS and isinstance(e, list | tuple)
-            and e and all(isinstance(t, torch.Tensor) for t in e) and not any(_writes_list(u.user) for u in value.uses)}
+            if isinstance(e, list | tuple) and e and _examples_fit(_declared(value.type), e) and only_read(value)}
 
 
 _TENSOR_LISTS = (ts.ListType(ts.TensorType.get()), ts.ListType(ts.OptionalType(ts.TensorType.get())))
+_NUMBER_LISTS = {ts.ListType(ts.IntType.get()): int, ts.ListType(ts.FloatType.get()): float,
+                 ts.ListType(ts.BoolType.get()): bool}
 
 
-def _writes_list(node: Node) -> bool:
-    schema = node.maybe_schema()
-    return schema is None or schema.is_mutable
+def _examples_fit(type_: ts.Type, examples: Sequence) -> bool:
+    """Whether every example is an element the flattened input's type takes (bools are not ints here)."""
+    if type_ in _TENSOR_LISTS:
+        return all(isinstance(e, torch.Tensor) for e in examples)
+    python_type = _NUMBER_LISTS.get(type_)
+    return python_type is not None and all(type(e) is python_type for e in examples)
 
 
-def flatten_tensor_list_inputs(graph: Graph, lengths: dict[int, int]) -> bool:
-    """Replace each `Tensor[]` (or `Tensor?[]`) input of `lengths` (position -> length of its example list) by that
-    many tensor inputs and a ListConstruct first thing; the backend contract allows no list at the function
-    boundary, so the compiled program takes the tensors (tsjit.mlir.iree flattens a list argument):
+def _declared(type_: ts.Type) -> ts.Type:
+    """The type an `Optional[T]` input given an example has (see _specialize_inputs)."""
+    return type_.elem if isinstance(type_, ts.OptionalType) else type_
+
+
+def flatten_list_inputs(graph: Graph, lengths: dict[int, int]) -> bool:
+    """Replace each list input of `lengths` (position -> length of its example list: `Tensor[]`, `Tensor?[]`,
+    `int[]`, `float[]`, `bool[]`) by that many inputs of its element type (tensors for `Tensor?[]`) and a
+    ListConstruct first thing; the backend contract allows no list at the function boundary, so the compiled
+    program takes the elements (tsjit.mlir.iree flattens a list argument):
 
         graph(%xs : Tensor[])   ->   graph(%xs.0 : Tensor, %xs.1 : Tensor):
                                        %xs : Tensor[] = prim::ListConstruct(%xs.0, %xs.1)
@@ -463,10 +475,12 @@ def flatten_tensor_list_inputs(graph: Graph, lengths: dict[int, int]) -> bool:
     """
     for index in sorted(lengths, reverse=True):
         value = graph.inputs[index]
-        elements = [graph.insert_input(index + i, f"{value.debug_name}.{i}").set_type(ts.TensorType.get())
+        list_type = _declared(value.type)
+        element_type = ts.TensorType.get() if list_type in _TENSOR_LISTS else list_type.elem
+        elements = [graph.insert_input(index + i, f"{value.debug_name}.{i}").set_type(element_type)
                     for i in range(lengths[index])]
         construct = graph.create(prim.ListConstruct, elements)
-        construct.output().set_type(value.type)
+        construct.output().set_type(list_type)
         graph.block.prepend_node(construct)
         value.replace_all_uses_with(construct.output())
         graph.erase_input(graph.inputs.index(value))
@@ -769,24 +783,58 @@ def decompose_range_ops(graph: Graph) -> bool:
     return changed
 
 
-def expand_list_sums(graph: Graph) -> bool:
-    """`aten::sum(%l)`, `%l = prim::ListConstruct(e0, e1, ...)` of ints or floats and never written ->
-    `((0 + e0) + e1) + ...`."""
+def expand_list_reductions(graph: Graph) -> bool:
+    """`aten::sum(%l)`, `prim::max(%l)`, `prim::min(%l)` of `%l = prim::ListConstruct(e0, e1, ...)` of ints or
+    floats that nothing writes -> `((0 + e0) + e1) + ...`, `max(max(e0, e1), ...)`, `min(min(e0, e1), ...)`."""
     changed = False
-    for node in [n for n in graph.all_nodes() if n.kind is aten.sum and len(n.inputs) == 1]:
+    for node in [n for n in graph.all_nodes() if n.kind in _LIST_REDUCTIONS and len(n.inputs) == 1]:
         elements = node.input(0)
         if elements.node.kind is not prim.ListConstruct or _is_written_list(elements) or \
                 not isinstance(elements.type, ts.ListType) or \
-                type(elements.type.elem) not in (ts.IntType, ts.FloatType) or not log.opt_allowed():
+                type(elements.type.elem) not in (ts.IntType, ts.FloatType) or \
+                node.kind is not aten.sum and not elements.node.inputs or not log.opt_allowed():
             continue
         with graph.insert_point_guard(node):
-            total = graph.insert_constant(0.0 if isinstance(elements.type.elem, ts.FloatType) else 0)
-            for element in elements.node.inputs:
-                total = graph.insert(aten.add, [total, element])
-        node.output().replace_all_uses_with(total)
+            result = _reduce(graph, node.kind, elements)
+        node.output().replace_all_uses_with(result)
         node.destroy()
         changed = True
     return changed
+
+
+_LIST_REDUCTIONS = (aten.sum, prim.max, prim.min)
+
+
+def _reduce(graph: Graph, kind, elements: Value) -> Value:
+    """The elements combined left to right: a sum from zero by adds (Python's order of additions, and the sum of
+    no elements), a max or min by keeping the element so far unless a later one is greater (less), as Python's
+    `max` and `min` keep the first of equal elements. torch-mlir has `prim::max.int` but no float max or min,
+    so the choice is an If on `aten::gt`, which every backend lowers for ints and floats:
+
+        %m : float = prim::max(%l)   ->   %c : bool = aten::gt(%e1, %e0)
+                                          %m : float = prim::If(%c)
+                                            block0(): -> (%e1)
+                                            block1(): -> (%e0)
+    """
+    values = list(elements.node.inputs)
+    if kind is aten.sum:
+        values.insert(0, graph.insert_constant(0.0 if isinstance(elements.type.elem, ts.FloatType) else 0))
+    result = values[0]
+    for value in values[1:]:
+        if kind is aten.sum:
+            result = graph.insert(aten.add, [result, value])
+        else:
+            replaces = graph.insert(aten.gt, [value, result] if kind is prim.max else [result, value])
+            result = _choose(graph, replaces, value, result)
+    return result
+
+
+def _choose(graph: Graph, condition: Value, then: Value, otherwise: Value) -> Value:
+    """`then if condition else otherwise`, as a prim::If at the insertion point."""
+    choice = graph.insert_node(graph.create(prim.If, [condition], num_outputs=1))
+    for result in (then, otherwise):
+        choice.add_block().register_output(result)
+    return choice.output().set_type(then.type)
 
 
 def _range_arithmetic(graph: Graph, node: Node, step: int):

@@ -138,8 +138,8 @@ _TABLE = (
     ("scalars_to_scalar_tensors", _MLIR, "aten::tensor of a number becomes aten::scalar_tensor"),
     ("decompose_range_ops", _MLIR,
      "aten::__range_length and aten::__derive_index with a constant step become int arithmetic"),
-    ("expand_list_sums", _MLIR,
-     "aten::sum of an int or float list literal nothing writes becomes scalar adds (0 + e0 + e1 + ...)"),
+    ("expand_list_reductions", _MLIR,
+     "aten::sum, prim::max, prim::min of an int or float list literal nothing writes become scalar adds, max, min"),
     ("loops_to_for_or_while", "tsjit.mlir.loops",
      "loops reshaped so torch-mlir lowers them right: for loops guard a computed condition, while loops peeled"),
     ("reject_list_mutation_in_control_flow", _MLIR,
@@ -171,7 +171,7 @@ NOT_GRAPH_ONLY: dict[str, str] = {
     "inline_forked_closures": "needs the frontend's clean-up callback, run on every forked graph "
                               "(tsjit/frontend/lift_closures.py)",
     "refine_types": "needs the example arguments' abstract values (tsjit/mlir/shapes.py)",
-    "flatten_tensor_list_inputs": "needs the lengths of the example lists it expands (tsjit/mlir/prepare.py)",
+    "flatten_list_inputs": "needs the lengths of the example lists it expands (tsjit/mlir/prepare.py)",
     "unpack_list_result": "needs the length refinement found for the returned list (tsjit/mlir/prepare.py)",
 }
 

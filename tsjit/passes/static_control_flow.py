@@ -20,11 +20,13 @@ value semantics). Six rewrites, repeated until none applies, remove it:
   read its elements, so that constants packed into a tuple (`expected_hidden_size` in nn.LSTM's checks) reach the
   ops that fold them (lower_simple_tuples does the same but also runs dead code elimination without keeping the
   `aten::_assert_scalar` checks prepare.py inserts); likewise `aten::len` and `aten::__getitem__` (constant
-  index) of a `prim::ListConstruct` that nothing mutates (`for t in tensors` over a list of tensors);
-- `fold_list_appends`: appends to a list literal in its block become elements of the literal (a list
-  comprehension over a tuple, once unrolled: nn.MultiheadAttention's `all([_check_arg_device(x) for x in
-  tensor_args])`, which `aten::all` then folds on), and a read between appends reads a literal of the elements
-  appended so far (a loop that reads the list it builds, unrolled);
+  index) of a `prim::ListConstruct` that nothing mutates (`for t in tensors` over a list of tensors), and a copy
+  of it (`list(parts)`) is a new literal of its elements;
+- `fold_list_writes`: writes to a list literal in its block (appends, `insert`, `pop`, `l[i] = v`, `del l[i]`,
+  `clear`, `reverse`, at constant positions) give the literal its final elements (a list comprehension over a
+  tuple, once unrolled: nn.MultiheadAttention's `all([_check_arg_device(x) for x in tensor_args])`, which
+  `aten::all` then folds on), and a read between writes reads a literal of the elements so far (a loop that reads
+  the list it builds, unrolled);
 - `inline_constant_ifs`: an If on a constant condition becomes the nodes of the branch it takes;
 - `peel_constant_loops`: a loop that surely runs (constant trip count and constant initial condition) runs its
   first iteration before the loop (a loop that computes tensors only where unrolling is asked for it; any other,
@@ -71,7 +73,7 @@ def eliminate_static_control_flow(graph: Graph, unroll_loops: bool | Callable[[N
     changed = False
     peeled: dict[Node, int] = {}
     while fold_scalar_constants(graph) | decide_isinstance(graph) | forward_tuple_elements(graph) | \
-            forward_list_elements(graph) | fold_list_appends(graph) | inline_constant_ifs(graph) | \
+            forward_list_elements(graph) | fold_list_writes(graph) | inline_constant_ifs(graph) | \
             peel_constant_loops(graph, peeled, unrolls):
         changed = True
     return changed
@@ -112,18 +114,20 @@ def _isinstance_decided(node: Node) -> bool | None:
     return True if statically_true else False if not true_types else None
 
 
-def fold_list_appends(graph: Graph) -> bool:
-    """Appends to a list literal in its own block go into literals: the literal, moved after its last append,
-    holds every element, and the reads before it (ops that write no argument) read a new literal of the elements
-    appended so far. A list comprehension over a tuple, once unrolled (nn.MultiheadAttention's
-    `all([_check_arg_device(x) for x in tensor_args])`, which `aten::all` then folds on):
+def fold_list_writes(graph: Graph) -> bool:
+    """Writes to a list literal in its own block go into literals: the literal, moved after its last write,
+    holds the final elements, the reads before it (ops that write no argument) read a new literal of the elements
+    so far, and a `pop` is the element it removes. The writes are those of `_LIST_WRITES`, at constant positions
+    that exist (a write that would fail stays, and so does its literal). A list comprehension over a tuple, once
+    unrolled (nn.MultiheadAttention's `all([_check_arg_device(x) for x in tensor_args])`, which `aten::all` then
+    folds on):
 
         %l : bool[] = prim::ListConstruct()                    %l : bool[] = prim::ListConstruct(%a, %b)
         %1 : bool[] = aten::append(%l, %a)              ->     %r : bool = aten::all(%l)
         %2 : bool[] = aten::append(%l, %b)
         %r : bool = aten::all(%l)
 
-    and a loop that reads the list it appends to, unrolled (a permutation built position by position, in
+    a loop that reads the list it appends to, unrolled (a permutation built position by position, in
     tsjit/mlir/decompositions.py's movedim; torch-mlir, which does not follow appends, saw the empty literal):
 
         %l : int[] = prim::ListConstruct()                     %n : int = aten::len(%0)   (%0 = ListConstruct())
@@ -132,36 +136,87 @@ def fold_list_appends(graph: Graph) -> bool:
         %n.1 : int = aten::len(%l)
         %2 : int[] = aten::append(%l, %b)
 
-    Only literals whose uses are such appends (their results unused) and reads are rewritten: anything else
-    (a loop or a branch carrying the list, a container or a call keeping it, a return) could see it change.
+    and a list edited in place (`l.insert(0, 5); v = l.pop(); l[1] = 10`: the literal is `[5, 10, 2]`, `v` is 3).
+    Only literals whose uses are such writes (their list results unused) and reads are rewritten, and the graph's
+    return of the list (or of a tuple holding it), which comes after every write: anything else (a loop or a
+    branch carrying the list, a container or a call keeping it) could see it change.
     """
     changed = False
     for node in [n for n in graph.all_nodes() if n.kind is prim.ListConstruct]:
-        events = _appends_and_reads(node.output())
-        if events is None or not log.opt_allowed():
+        events = _writes_and_reads(node.output())
+        if events is None or _final_elements(node, events) is None or not log.opt_allowed():
             continue
-        _split_at_appends(graph, node, events)
+        _split_at_writes(graph, node, events)
         changed = True
     return changed
 
 
-def _appends_and_reads(value: Value) -> list[tuple[Node, Use]] | None:
-    """The appends to `value` and its reads in execution order, each as (the node in value's block where it
-    happens, the use); None unless every use is an append in value's block or a read, and one is an append."""
+class _Undecided(Exception):
+    """A write whose position is not a constant."""
+
+
+def _position(node: Node, index: int) -> int:
+    value = node.input(index)
+    if not _is_constant_scalar(value) or type(constant_value(value.node)) is not int:
+        raise _Undecided
+    return constant_value(value.node)
+
+
+# each write applied to the elements (Values) as Python applies it to a list; `pop` returns what it removes
+_LIST_WRITES: dict = {
+    aten.append: lambda elements, node: elements.append(node.input(1)),
+    aten.insert: lambda elements, node: elements.insert(_position(node, 1), node.input(2)),
+    aten.pop: lambda elements, node: elements.pop(_position(node, 1) if len(node.inputs) > 1 else -1),
+    aten._set_item: lambda elements, node: elements.__setitem__(_position(node, 1), node.input(2)),
+    aten.Delete: lambda elements, node: elements.__delitem__(_position(node, 1)),
+    aten.clear: lambda elements, node: elements.clear(),
+    aten.reverse: lambda elements, node: elements.reverse(),
+}
+
+
+def _is_write(use: Use) -> bool:
+    return use.user.kind in _LIST_WRITES and use.offset == 0
+
+
+def _writes_and_reads(value: Value) -> list[tuple[Node, Use]] | None:
+    """The writes to `value` and its reads in execution order, each as (the node in value's block where it
+    happens, the use); None unless every use is a write in value's block, a read or the graph's return, and one
+    is a write."""
     block = value.node.owning_block
     events = []
     for use in value.uses:
         user = use.user
-        if user.kind is aten.append and use.offset == 0 and user.owning_block is block and not user.has_uses():
+        if _is_write(use) and user.owning_block is block and (user.kind is aten.pop or not user.has_uses()):
             events.append((user, use))
             continue
         schema = user.maybe_schema()
-        if schema is None or schema.is_mutable:
+        if (schema is None or schema.is_mutable) and not _returned(user, block):
             return None
         events.append((_ancestor_in(user, block), use))
-    if not any(use.user.kind is aten.append for _, use in events):
+    if not any(_is_write(use) for _, use in events):
         return None
     return sorted(events, key=functools.cmp_to_key(_execution_order))
+
+
+def _returned(user: Node, block: Block | None) -> bool:
+    """Whether `user` is the graph's return, or a tuple in the graph's block that only the return uses."""
+    if block is None or block.owning_node is not None:
+        return False
+    if user.kind is prim.TupleConstruct and user.owning_block is block:
+        return all(use.user is block.return_node for use in user.output().uses)
+    return user is block.return_node
+
+
+def _final_elements(node: Node, events: list) -> list[Value] | None:
+    """The literal's elements after its writes; None if a write's position is not a constant or would fail."""
+    elements = list(node.inputs)
+    try:
+        for _, use in events:
+            if _is_write(use):
+                _LIST_WRITES[use.user.kind](elements, use.user)
+    except (_Undecided, IndexError):
+        return None
+    return elements
 
 
 def _execution_order(a: tuple[Node, Use], b: tuple[Node, Use]) -> int:
@@ -176,24 +231,27 @@ def _ancestor_in(node: Node, block: Block | None) -> Node:
     return node
 
 
-def _split_at_appends(graph: Graph, node: Node, events: list) -> None:
-    """Rewrite the literal `node` given its appends and reads in order (see fold_list_appends)."""
+def _split_at_writes(graph: Graph, node: Node, events: list) -> None:
+    """Rewrite the literal `node` given its writes and reads in order (see fold_list_writes)."""
     elements = list(node.inputs)
-    last_append = max(i for i, (_, use) in enumerate(events) if use.user.kind is aten.append)
+    last_write = max(i for i, (_, use) in enumerate(events) if _is_write(use))
     snapshot = None
     for position, (anchor, use) in enumerate(events):
-        if use.user.kind is aten.append:
-            elements.append(use.user.input(1))
+        if _is_write(use):
+            removed = _LIST_WRITES[use.user.kind](elements, use.user)
+            if use.user.kind is aten.pop:
+                use.user.output().replace_all_uses_with(removed)
             snapshot = None
-        elif position < last_append:
+        elif position < last_write:
             if snapshot is None:
                 snapshot = _literal_before(graph, anchor, elements, node.output().type)
             use.user.replace_input(use.offset, snapshot)
-    node.move_after(events[last_append][0])
-    for value in elements[len(node.inputs):]:
+    node.move_after(events[last_write][0])
+    node.remove_all_inputs()
+    for value in elements:
         node.add_input(value)
-    for _, use in events[:last_append + 1]:
-        if use.user.kind is aten.append:
+    for _, use in events[:last_write + 1]:
+        if _is_write(use):
             use.user.destroy()
 
 
@@ -208,9 +266,30 @@ def _is_scalar_list(value: Value) -> bool:
 
 def _is_read_only(value: Value) -> bool:
     """Whether only ops that write none of their arguments read the value (an `append` after it, a loop carrying
-    it or a return would make a list's contents change or escape)."""
-    schemas = [use.user.maybe_schema() for use in value.uses]
-    return all(schema is not None and not schema.is_mutable for schema in schemas)
+    it or a return would make a list's contents change or escape). A literal holding it that is only read reads
+    it too (`grid = [[1, 2], [3, 4]]`, then `for row in grid`); what a read takes out of a container of lists
+    (`grid[0]`) may be the list itself, so it must be only read as well (`grid[0].append(5)` writes the row)."""
+    holds_lists = _holds_lists(value.type)
+    for use in value.uses:
+        user = use.user
+        if user.kind in (prim.ListConstruct, prim.TupleConstruct):
+            if not _is_read_only(user.output()):
+                return False
+            continue
+        schema = user.maybe_schema()
+        if schema is None or schema.is_mutable:
+            return False
+        if holds_lists and not all(_is_read_only(v) for v in user.outputs if _is_or_holds_list(v.type)):
+            return False
+    return True
+
+
+def _holds_lists(type_: ts.Type) -> bool:
+    return any(_is_or_holds_list(t) for t in type_.contained_types())
+
+
+def _is_or_holds_list(type_: ts.Type) -> bool:
+    return isinstance(type_, ts.ListType) or _holds_lists(type_)
 
 
 def _is_constant_scalar(value: Value) -> bool:
@@ -290,12 +369,13 @@ def forward_tuple_elements(graph: Graph) -> bool:
 
 def forward_list_elements(graph: Graph) -> bool:
     """`aten::len(%l)` -> a constant, `aten::__getitem__(%l, k)` (constant k) -> the element and
-    `prim::ListUnpack(%l)` -> the elements, where `%l = prim::ListConstruct(...)` is only read (its length and
-    elements are then those it was built with; `dims_a, dims_b = dims` in torch.tensordot)."""
+    `prim::ListUnpack(%l)` -> the elements, and `aten::list(%l)` (a copy) -> a new literal of the elements, where
+    `%l = prim::ListConstruct(...)` is only read (its length and elements are then those it was built with;
+    `dims_a, dims_b = dims` in torch.tensordot)."""
     changed = False
-    for node in [n for n in graph.all_nodes() if n.kind in (aten.len, aten.__getitem__, prim.ListUnpack)]:
+    for node in [n for n in graph.all_nodes() if n.kind in (aten.len, aten.__getitem__, prim.ListUnpack, aten.list)]:
         construct = node.input(0).node
-        if construct.kind is not prim.ListConstruct or not _only_read(node.input(0)):
+        if construct.kind is not prim.ListConstruct or not only_read(node.input(0)):
             continue
         if node.kind is aten.__getitem__ and not (
                 _is_constant_scalar(node.input(1)) and -len(construct.inputs) <= constant_value(node.input(1).node)
@@ -308,7 +388,8 @@ def forward_list_elements(graph: Graph) -> bool:
         with graph.insert_point_guard(node):
             results = [graph.insert_constant(len(construct.inputs))] if node.kind is aten.len else \
                 list(construct.inputs) if node.kind is prim.ListUnpack else \
-                [construct.inputs[constant_value(node.input(1).node)]]
+                [_literal_before(graph, node, list(construct.inputs), node.output().type)] if node.kind is aten.list \
+                else [construct.inputs[constant_value(node.input(1).node)]]
         for output, result in zip(node.outputs, results):
             output.replace_all_uses_with(result)
         node.destroy()
@@ -318,10 +399,20 @@ def forward_list_elements(graph: Graph) -> bool:
     return changed
 
 
-def _only_read(value: Value) -> bool:
-    """Whether every use of the value is an unpacking or an op that writes none of its arguments."""
-    schemas = [use.user.maybe_schema() for use in value.uses if use.user.kind is not prim.ListUnpack]
-    return all(schema is not None and not schema.is_mutable for schema in schemas)
+def only_read(value: Value) -> bool:
+    """Whether every use of the value is an unpacking, an op that writes none of its arguments, a
+    `prim::unchecked_cast` (of an `Optional` list) whose result is only read, or the graph's return (after which
+    nothing runs)."""
+    for use in value.uses:
+        user = use.user
+        if user.kind is prim.unchecked_cast:
+            if not only_read(user.output()):
+                return False
+        elif user.kind is not prim.ListUnpack and not _returned(user, value.node.owning_block):
+            schema = user.maybe_schema()
+            if schema is None or schema.is_mutable:
+                return False
+    return True
 
 
 def inline_constant_ifs(graph: Graph) -> bool:

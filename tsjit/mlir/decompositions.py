@@ -1391,6 +1391,7 @@ _ONLY_WHEN = {
     # U and V of full_matrices only when they are square
     **{name: lambda node, index=index: _has_static_matrix(node, index, _SPECTRAL_DTYPES)
        for name, index in spectral.STATIC_MATRIX_ARGUMENT.items()},
+    "linalg_cond__p_str": lambda node: _has_static_matrix(node, 0, _SPECTRAL_DTYPES) and _is_constant(node, 1, "fro"),
     "svd": lambda node: _has_static_matrix(node, 0, _SPECTRAL_DTYPES) and (
         _is_constant(node, 1, True) or _is_square(node, 0)),
     "linalg_svd": lambda node: _has_static_matrix(node, 0, _SPECTRAL_DTYPES) and (

@@ -93,3 +93,19 @@ def test_ormqr_on_iree():
     run = iree.compile(tsjit.mlir.compile(tsjit.script(applied_reflectors), list(inputs),
                                           output_type="linalg-on-tensors"))
     assert_close(run(*inputs), applied_reflectors(*inputs))
+
+
+def matrix_exponentials(a: torch.Tensor, batch: torch.Tensor, zero: torch.Tensor, double: torch.Tensor):
+    return (torch.matrix_exp(a), torch.linalg.matrix_exp(batch), torch.matrix_exp(zero), torch.matrix_exp(double),
+            torch.matrix_exp(a * 10))
+
+
+def test_matrix_exp_on_iree():
+    """Scaling and squaring: matrices of small and large norms in one batch (each halved as often as it needs), no
+    halving at all (a zero matrix), float64."""
+    torch.manual_seed(0)
+    inputs = (torch.randn(5, 5), torch.randn(2, 3, 3) * torch.tensor([0.01, 3.0]).reshape(2, 1, 1), torch.zeros(3, 3),
+              torch.randn(4, 4, dtype=torch.float64) * 4)
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(matrix_exponentials), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), matrix_exponentials(*inputs))

@@ -20,7 +20,7 @@ torch-mlir sees slices, matmuls and selects of static shapes:
   of A^T (the least norm solution of a wide A).
 - `linalg_matrix_exp`: scaling and squaring (each matrix halved until its 1-norm is at most 1/2, its Taylor series
   to the terms below the dtype's precision, squared back): not ATen's Pade-like polynomials of degree 1 to 18,
-  the same exponential to rounding (within 1e-6 relative in float32 for norms up to 30);
+  the same exponential to rounding (float32, 1-norms 0.5 to 44: within 6e-6 of the largest entry, eager 1.3e-6);
 - `_bunch_kaufman`: LDL^T with Bunch and Kaufman's pivots as sytf2 chooses them (1x1 or 2x2 blocks, pivots
   1-based and negative for a 2x2 block); a 2x2 block takes two steps of the loop, the second one idle.
 Singular value and eigenvalue decompositions are iterative: tsjit/mlir/spectral.py.

@@ -1373,6 +1373,8 @@ _ONLY_WHEN = {
     "softmax__int": lambda node: _is_constant_where(node, 2, lambda dtype: dtype is not None),
     **{name: lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) for name in special_functions.FLOATING_ONLY},
     **{name: lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) for name in floating_point.FLOATING_ONLY},
+    **{name: lambda node: _has_dtype(node, 0, _SPECTRAL_DTYPES) and _has_dtype(node, 1, frozenset(
+        {node.inputs[0].type.dtype})) for name in floating_point.OF_LIKE_FLOATS},
     **{name: lambda node: _has_dtype(node, 0, _SINGLE_PRECISION) for name in special_functions.SINGLE_PRECISION_ONLY},
     "special_zeta": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) and _has_dtype(  # (the result's dtype is
         node, 1, frozenset({node.inputs[0].type.dtype})),                               # the first argument's)

@@ -1331,6 +1331,9 @@ _ONLY_WHEN = {
         node, 1, lambda bins: True),
     "histogram__bin_ct": lambda node: (_has_static_sizes(node, 0, _FLOATING_DTYPES) or _has_rank(node, 0, 0)) and
     _is_constant_where(node, 1, lambda bins: True),
+    # (its loops over the length and the count of elements drawn unroll only when both are known)
+    "combinations": lambda node: _has_static_sizes(node, 0, _REAL_DTYPES) and _is_constant_where(
+        node, 1, lambda r: True),
     "nonzero_static": lambda node: _has_static_sizes(node, 0, _REAL_DTYPES) or _has_rank(node, 0, 0),
     # segments along axis 0 given by 1-D lengths or offsets (not by indices)
     "segment_reduce": lambda node: _is_constant_where(node, 1, lambda r: r in ("sum", "mean", "max", "min", "prod"))

@@ -11,6 +11,7 @@ from typing import Dict, List, Optional, Tuple
 import pytest
 import torch
 from torch import nn
+from torch._jit_internal import BroadcastingList2
 
 import tsjit
 from tsjit.api.function import ArgumentBinder, bind_arguments
@@ -107,6 +108,19 @@ def test_empty_and_nested_containers_fit_typed_parameters_as_in_torch_jit() -> N
         ours({1: 2}, [], {})
     with pytest.raises(RuntimeError, match="Expected a value of type 'Dict\\[str, int\\]' for argument 'd'"):
         theirs({1: 2}, [], {})
+
+
+def pooled(x, k: BroadcastingList2[int], stride: Optional[BroadcastingList2[int]] = None):
+    return x + k[0] * k[1] + (0 if stride is None else stride[1])
+
+
+def test_one_number_for_a_fixed_size_list_is_n_copies_of_it_as_in_torch_jit() -> None:
+    scripted = tsjit.script(pooled)
+    x = torch.zeros(2)
+    for args, kwargs in (((x, 3), {}), ((x, [3, 3], 2), {}), ((x, 3), {"stride": 2}), ((x, (2, 5), None), {})):
+        assert torch.equal(scripted(*args, **kwargs), torch.jit.script(pooled)(*args, **kwargs))
+    with pytest.raises(TsjitError, match="Expected a value of type 'List\\[int\\]'"):
+        scripted(x, 2.5)
 
 
 def test_eight_threads_call_one_script_function_while_it_learns() -> None:

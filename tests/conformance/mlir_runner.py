@@ -12,11 +12,18 @@ over all, and linalg-on-tensors' share of the op_db functions eager runs reprodu
 outcomes are checked against mlir_conformance_failures.py: an unexpected failure and an unexpected pass both fail
 the run.
 
+`--routes` and `--backends` choose what runs (default all; `--routes tsjit --backends linalg-on-tensors` gives the
+linalg share alone), and the table shows only what ran.
+
 Programs run in worker processes (a ProcessPoolExecutor, `--jobs`, default os.cpu_count()): each lowers its
-program on both routes, compiles the six modules with IREE and runs them. A worker that dies (torch-mlir and IREE
-abort on a few programs) breaks the pool: its unfinished programs are run again, and a program that breaks a pool
-twice runs alone, where a crash is its own. IREE artifacts are cached on disk (tsjit.mlir.iree), so a second
-run only lowers and runs. The FX route's outcomes do not depend on tsjit's lowering: they are cached on disk
+program on the selected routes, compiles the modules with IREE and runs them. A worker that dies (torch-mlir and
+IREE abort on a few programs) breaks the pool. Each program keeps a journal (mlir_journal.py), a file the worker's death
+leaves behind: the outcomes it finished and the stage it began last. The pool's unfinished programs run again,
+resuming after what they finished; a program that breaks a pool of several workers twice runs alone, and when a
+pool of one worker breaks, the crash is its program's: the stage it died in becomes the outcome of the routes and
+backends that stage served ("crashed: the worker process died in torch-mlir's tosa pipeline"), and the program
+runs once more for the rest. IREE artifacts are cached on disk (tsjit.mlir.iree), so a second run only lowers and
+runs. The FX route's outcomes do not depend on tsjit's lowering: they are cached on disk
 (`--fx-cache`, see fx_cache_key) by the program's source and data and the versions of torch, torch-mlir and IREE,
 so that a rerun pays only tsjit's route. Each record keeps the CPU seconds its program cost (the worker's own and
 those of its child processes, iree-compile's included), which the table sums, and those of its stages (lowering
@@ -24,6 +31,7 @@ per route, IREE's compilations), and the code version it was measured with: `--j
 whole-corpus run across sessions, and the table says which versions it mixes.
 
     python tests/conformance/mlir_runner.py [--corpus opdb,nn,e2e] [--only REGEX] [--every K] [--jobs N]
+        [--routes tsjit,fx] [--backends linalg-on-tensors,tosa,stablehlo] [--timeout SECONDS]
         [--shard I/N] [--json FILE [--resume]] [--merge FILE...] [--failures] [--write-expected]
         [--fx-cache DIR | --no-fx-cache]
 """
@@ -44,8 +52,11 @@ import resource
 import signal
 import statistics
 import sys
+import tempfile
 import time
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +67,7 @@ sys.path[:0] = [str(HERE), str(HERE.parent / "e2e"), str(HERE.parent), str(HERE.
 # programs they share), and this checkout's tsjit
 
 import mlir_programs  # noqa: E402
+from mlir_journal import CRASHED, Journal  # noqa: E402
 from mlir_programs import CORPORA, Program  # noqa: E402
 
 ROUTES = ("tsjit", "fx")
@@ -73,6 +85,21 @@ DEFAULT_FX_CACHE = Path.home() / ".cache" / "tsjit" / "mlir-fx-route"
 # The FX route's entry function is renamed from export_and_import's `main` to tsjit's: where both routes lower a
 # program to the same module (most op_db functions), the text is then identical and IREE compiles it once.
 FX_ENTRY = "forward"
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What a run asks of each program: the routes, the backends, and the seconds it may take. Handed to every
+    worker with each program (spawned workers import this file afresh: settings of the parent's module would not
+    reach them)."""
+
+    routes: tuple[str, ...] = ROUTES
+    backends: tuple[str, ...] = BACKENDS
+    timeout: int = PROGRAM_TIMEOUT_SECONDS
+
+    def keys(self, route: str, backends: tuple[str, ...] | list[str] | None = None) -> list[str]:
+        """The outcome keys (`tsjit tosa`) of a route on `backends` (default: the selected ones)."""
+        return [f"{route} {backend}" for backend in (self.backends if backends is None else backends)]
 
 
 # ---- eager ------------------------------------------------------------------------------------------------------
@@ -114,7 +141,8 @@ def _mismatch(expected: Any, got: Any, values: bool, path: str = "result") -> st
 
 
 # ---- the two routes ---------------------------------------------------------------------------------------------
-def tsjit_route(program: Program, timing: dict) -> tuple[dict[str, Any], str | None]:
+def tsjit_route(program: Program, backends: list[str], journal: Journal, timing: dict
+                ) -> tuple[dict[str, Any], str | None]:
     """tsjit's lowered module per backend (or the error that stopped it), or why tsjit.script refused."""
     import tsjit
     import tsjit.mlir
@@ -122,25 +150,30 @@ def tsjit_route(program: Program, timing: dict) -> tuple[dict[str, Any], str | N
 
     started = _cpu_seconds()
     try:
-        target = tsjit.script(program.build())
+        with journal.stage([f"tsjit {b}" for b in backends], "tsjit.script"):
+            target = tsjit.script(program.build())
     except Exception as error:  # noqa: BLE001  (a program the front end refuses is not expressed)
         return {}, cause_of(error)
     torch_level: dict[bool, Any] = {}
     lowered: dict[str, Any] = {}
-    for backend in BACKENDS:
+    for backend in backends:
         variant = backend in WITHOUT_CONTROL_FLOW
         try:
             if variant not in torch_level:
-                torch_level[variant] = _guarded(lambda v=variant: tsjit.mlir.compile(
-                    target, program.inputs(), checks=not v, unroll=v))
-            lowered[backend] = lower(_raise_error(torch_level[variant]), backend)
+                served = [f"tsjit {b}" for b in backends if (b in WITHOUT_CONTROL_FLOW) == variant]
+                with journal.stage(served, "tsjit.mlir.compile (to the torch dialect)"):
+                    torch_level[variant] = _guarded(lambda v=variant: tsjit.mlir.compile(
+                        target, program.inputs(), checks=not v, unroll=v))
+            with journal.stage([f"tsjit {backend}"], f"torch-mlir's {backend} pipeline"):
+                lowered[backend] = lower(_raise_error(torch_level[variant]), backend)
         except Exception as error:  # noqa: BLE001
             lowered[backend] = error
-    timing["lower"] = _cpu_seconds() - started
+    timing["lower"] = timing.get("lower", 0.0) + _cpu_seconds() - started
     return lowered, None
 
 
-def fx_route(program: Program, module: Any, timing: dict) -> tuple[dict[str, Any], str | None]:
+def fx_route(program: Program, module: Any, backends: list[str], journal: Journal, timing: dict
+             ) -> tuple[dict[str, Any], str | None]:
     """torch-mlir's FX route per backend: torch.export and export_and_import to the torch backend contract once,
     then each backend's pipeline on a copy. (export_and_import(output_type=backend) runs the same decompositions,
     import and torch-backend pipeline, which do not depend on the backend, before lowering: three times the cost
@@ -153,17 +186,20 @@ def fx_route(program: Program, module: Any, timing: dict) -> tuple[dict[str, Any
 
     started = _cpu_seconds()
     inputs = program.inputs()
+    keys = [f"fx {b}" for b in backends]
     try:
-        exported = torch.export.export(module, inputs, strict=False)
+        with journal.stage(keys, "torch.export"):
+            exported = torch.export.export(module, inputs, strict=False)
     except Exception as error:  # noqa: BLE001
         return {}, cause_of(error)
     expected = _seeded(module, program.inputs())
     input_types = [ts.TensorType.create_from_tensor(t) for t in _leaves(inputs) if isinstance(t, torch.Tensor)]
-    contract = _guarded(lambda: fx.export_and_import(exported, output_type="torch"))
+    with journal.stage(keys, "torch-mlir's FX import (export_and_import)"):
+        contract = _guarded(lambda: fx.export_and_import(exported, output_type="torch"))
     lowered: dict[str, Any] = {}
-    for backend in BACKENDS:
+    for backend in backends:
         try:
-            with _raise_error(contract).context:
+            with _raise_error(contract).context, journal.stage([f"fx {backend}"], f"torch-mlir's {backend} pipeline"):
                 mlir = ir.Module.parse(contract.operation.get_asm())
                 mlir = lower_mlir_module(False, OutputType.get(backend), mlir)
                 _entry(mlir).attributes["sym_name"] = ir.StringAttr.get(FX_ENTRY)
@@ -175,7 +211,7 @@ def fx_route(program: Program, module: Any, timing: dict) -> tuple[dict[str, Any
             lowered[backend].mutated_inputs = mutated
         except Exception as error:  # noqa: BLE001
             lowered[backend] = error
-    timing["lower"] = _cpu_seconds() - started
+    timing["lower"] = timing.get("lower", 0.0) + _cpu_seconds() - started
     return lowered, None
 
 
@@ -287,21 +323,27 @@ def cause_of(error: BaseException) -> str:
 
 
 # ---- one program, in a worker ----------------------------------------------------------------------------------
-def run_program(name: str, fx_cache: Path | None = None) -> dict:
-    """Both routes of one program on every backend: outcomes, whether each route expressed it, timings, and the
-    CPU seconds it cost. The FX route's outcomes come from `fx_cache` when it holds them."""
+def run_program(name: str, fx_cache: Path | None, selection: Selection, journal_path: Path, attempt: int) -> dict:
+    """The selected routes of one program on the selected backends: outcomes, whether each route expressed it,
+    timings, and the CPU seconds it cost. The FX route's outcomes come from `fx_cache` when it holds them; what the
+    journal holds (an earlier attempt, ended by a crash) is not done again."""
     warnings.simplefilter("ignore")
     _limit_memory(WORKER_MEMORY_BYTES)
-    signal.signal(signal.SIGALRM, _expire)
-    signal.alarm(PROGRAM_TIMEOUT_SECONDS)
+    signal.signal(signal.SIGALRM, lambda signum, frame: _expire(selection.timeout))
+    signal.alarm(selection.timeout)
     started = _cpu_seconds()
+    journal = Journal(journal_path)
+    journal.start(attempt)
+    record: dict[str, Any] = {"name": name, "eager": True, "routes": list(selection.routes),
+                              "backends": list(selection.backends)}
     try:
-        record = _run_program(name, fx_cache)
+        _run_program(record, fx_cache, selection, journal)
     except TimeoutError as error:
-        record = {"name": name, "eager": True, "outcomes": {}, "failure": str(error), "timing": {}}
+        record["failure"] = str(error)
     finally:
         signal.alarm(0)
-    record["cpu"] = _cpu_seconds() - started
+    journal.finish()
+    record.update(outcomes=journal.outcomes, timing=journal.timing, cpu=_cpu_seconds() - started)
     return record
 
 
@@ -317,57 +359,64 @@ def _cpu_seconds() -> float:
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
-def _expire(signum, frame):
-    raise TimeoutError(f"{TIMED_OUT} {PROGRAM_TIMEOUT_SECONDS} s")
+def _expire(seconds: int):
+    raise TimeoutError(f"{TIMED_OUT} {seconds} s")
 
 
-def _run_program(name: str, fx_cache: Path | None) -> dict:
-    record: dict[str, Any] = {"name": name, "eager": False, "outcomes": {}, "timing": {}}
-    program = mlir_programs.program(name)
+def _run_program(record: dict, fx_cache: Path | None, selection: Selection, journal: Journal) -> None:
+    program = mlir_programs.program(record["name"])
     if program is None:
-        return record
+        record["eager"] = False
+        return
     try:
         built = program.build()
         module = built if program.is_module else _Function(built)
         expected, deterministic = eager(program, module)
     except Exception:  # noqa: BLE001  (a program eager rejects is not a question for a compiler)
-        return record
-    record["eager"], record["reproducible"] = True, deterministic
-    cache_file = fx_cache / f"{fx_cache_key(program, module)}.json" if fx_cache else None
+        record["eager"] = False
+        return
+    record["reproducible"] = deterministic
+    cache_file = fx_cache / f"{fx_cache_key(program, module, selection.backends)}.json" \
+        if fx_cache and "fx" in selection.routes else None
     cached = json.loads(cache_file.read_text()) if cache_file and cache_file.exists() else None
-    for route in ROUTES:
-        if route == "fx" and cached is not None:
-            record["outcomes"].update(cached["outcomes"])
-            record["timing"]["fx"], record["fx_cached"] = cached["timing"], True
+    if cached is not None:
+        journal.timing["fx"] = cached["timing"]
+        journal.record(cached["outcomes"])
+        record["fx_cached"] = True
+    for route in selection.routes:
+        left = [b for b in selection.backends if f"{route} {b}" not in journal.outcomes]
+        if not left:
             continue
-        timing: dict[str, float] = {}
-        lowered, refused = (tsjit_route(program, timing) if route == "tsjit" else fx_route(program, module, timing))
-        for backend in BACKENDS:
-            outcome = f"{NOT_EXPRESSED}: {refused}" if refused else \
-                on_iree(lowered[backend], program, expected, deterministic, timing)
-            record["outcomes"][f"{route} {backend}"] = outcome
-        record["timing"][route] = timing
+        timing = journal.timing.setdefault(route, {})
+        lowered, refused = tsjit_route(program, left, journal, timing) if route == "tsjit" else \
+            fx_route(program, module, left, journal, timing)
+        for backend in left:
+            if refused:
+                outcome = f"{NOT_EXPRESSED}: {refused}"
+            else:
+                with journal.stage([f"{route} {backend}"], f"IREE ({route}'s {backend} module)"):
+                    outcome = on_iree(lowered[backend], program, expected, deterministic, timing)
+            journal.record({f"{route} {backend}": outcome})
     if cache_file and cached is None:
-        _write_atomically(cache_file, json.dumps({"name": name, "timing": record["timing"]["fx"], "outcomes": {
-            k: v for k, v in record["outcomes"].items() if k.startswith("fx ")}}))
-    return record
+        _write_atomically(cache_file, json.dumps({"name": record["name"], "timing": journal.timing["fx"], "outcomes": {
+            key: journal.outcomes[key] for key in selection.keys("fx")}}))
 
 
 # ---- the FX route's cache -----------------------------------------------------------------------------------
-def fx_cache_key(program: Program, module: Any) -> str:
+def fx_cache_key(program: Program, module: Any, backends: tuple[str, ...] = BACKENDS) -> str:
     """What the FX route's outcomes depend on, hashed: the program (its name, the source of its builder, inputs
-    and classes, the module's description, and every tensor it holds or receives), the versions of torch,
-    torch-mlir and IREE, and the code that lowers, compares and runs it: the functions of this file the FX route
-    calls (not the whole file, so that editing the table or the pool keeps the cache) and tsjit.mlir.iree (the FX
-    route uses none of tsjit's lowering)."""
+    and classes, the module's description, and every tensor it holds or receives), the backends, the versions of
+    torch, torch-mlir and IREE, and the code that lowers, compares and runs it: the functions of this file the FX
+    route calls (not the whole file, so that editing the table or the pool keeps the cache) and tsjit.mlir.iree
+    (the FX route uses none of tsjit's lowering)."""
     import tsjit.mlir.iree
 
     digest = hashlib.sha256()
     parts = [program.name, _source_of(program.build), _source_of(program.make_inputs), repr(module),
              *sorted({_source_of(type(m)) for m in module.modules()}), torch.__version__,
              *(importlib.metadata.version(d) for d in ("torch-mlir", "iree-base-compiler", "iree-base-runtime")),
-             *(_source_of(code) for code in _FX_OUTCOME_CODE), repr((FX_ENTRY, PASS, NOT_EXPRESSED)),
-             Path(tsjit.mlir.iree.__file__).read_text()]
+             *(_source_of(code) for code in _FX_OUTCOME_CODE), repr((FX_ENTRY, PASS, NOT_EXPRESSED, CRASHED)),
+             repr(tuple(backends)), Path(tsjit.mlir.iree.__file__).read_text()]
     if isinstance(module, _Function):
         parts.append(_source_of(module.function))
     for part in parts:
@@ -378,8 +427,8 @@ def fx_cache_key(program: Program, module: Any) -> str:
 
 
 # What the FX route's outcomes are computed by, in this file (fx_cache_key hashes their source).
-_FX_OUTCOME_CODE = (run_program, _run_program, eager, _seeded, _mismatch, fx_route, _result_count, _entry, _Function,
-                    _leaves, _result_type, _guarded, _raise_error, on_iree, _generic_text, cause_of)
+_FX_OUTCOME_CODE = (run_program, _run_program, Journal, eager, _seeded, _mismatch, fx_route, _result_count, _entry,
+                    _Function, _leaves, _result_type, _guarded, _raise_error, on_iree, _generic_text, cause_of)
 
 
 def _source_of(thing: Any) -> str:
@@ -390,8 +439,11 @@ def _source_of(thing: Any) -> str:
 
 
 def _tensor_bytes(tensor: torch.Tensor) -> bytes:
-    flat = tensor.detach().cpu().contiguous().reshape(-1)
-    return f"{flat.dtype}{list(tensor.shape)}".encode() + flat.view(torch.uint8).numpy().tobytes()
+    """A tensor's dtype, layout, shape and values (a sparse one's by its dense values)."""
+    sparse = tensor.layout != torch.strided
+    flat = (tensor.to_dense() if sparse else tensor).detach().cpu().contiguous().reshape(-1)
+    kind = f"{flat.dtype}{tensor.layout if sparse else ''}{list(tensor.shape)}"
+    return kind.encode() + flat.view(torch.uint8).numpy().tobytes()
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -404,41 +456,84 @@ def _write_atomically(path: Path, text: str) -> None:
 
 # ---- the pool -------------------------------------------------------------------------------------------------
 def run_all(names: list[str], jobs: int, progress: bool = False, records: dict | None = None,
-            fx_cache: Path | None = None, commit: str = "") -> dict[str, dict]:
-    """Every program's record, from `jobs` worker processes; programs that break the pool twice run alone.
-    `records` receives them as they come (a JSONFile saves each), each stamped with the code version `commit`."""
-    records = {} if records is None else records
-    strikes: collections.Counter = collections.Counter()
-    pending = list(names)
-    while pending:
-        alone = [n for n in pending if strikes[n] >= 2]
-        shared = [n for n in pending if strikes[n] < 2]
-        broken = _run_pool(shared, jobs, records, progress, fx_cache, commit) if shared else []
-        for name in alone:
-            if _run_pool([name], 1, records, progress, fx_cache, commit):
-                records[name] = {"name": name, "eager": True, "outcomes": {}, "timing": {}, "commit": commit,
-                                 "failure": "crashed: the worker process died in torch-mlir or IREE"}
-        strikes.update(broken)
-        pending = broken
-    return records
+            fx_cache: Path | None = None, commit: str = "", selection: Selection = Selection(),
+            initializer: Callable[[], None] | None = None) -> dict[str, dict]:
+    """Every program's record, from `jobs` worker processes. `records` receives them as they come (a JSONFile saves
+    each), each stamped with the code version `commit`. Programs that break a pool of several workers twice run
+    alone; a crash in a pool of one worker is its program's (see Run.after_crash). `initializer` runs in each
+    worker before its programs (tests inject a crash with it)."""
+    with tempfile.TemporaryDirectory(prefix="mlir-runner-") as journals:
+        run = Run({} if records is None else records, selection, fx_cache, commit, progress, Path(journals),
+                  initializer)
+        strikes: collections.Counter = collections.Counter()
+        pending = list(names)
+        while pending:
+            shared = [n for n in pending if strikes[n] < 2]
+            groups = ([(shared, jobs)] if shared else []) + [([n], 1) for n in pending if strikes[n] >= 2]
+            pending = []
+            for group, workers in groups:
+                broken = run.pool(group, workers)
+                if min(workers, len(group)) == 1:
+                    pending += run.after_crash(broken)
+                else:
+                    strikes.update(broken)
+                    pending += broken
+        return run.records
 
 
-def _run_pool(names: list[str], jobs: int, records: dict, progress: bool, fx_cache: Path | None,
-              commit: str) -> list[str]:
-    """Run `names` in a fresh pool; the names left unfinished when a worker died."""
-    context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(run_program, name, fx_cache): name for name in names}
-        broken = []
-        for future in concurrent.futures.as_completed(futures):
-            try:
-                records[futures[future]] = {**future.result(), "commit": commit}
-            except concurrent.futures.process.BrokenProcessPool:
-                broken.append(futures[future])
+@dataclass
+class Run:
+    """What the pools of one run_all share, and the count of pools started (each program's journal names the pool
+    of its last attempt)."""
+
+    records: dict
+    selection: Selection
+    fx_cache: Path | None
+    commit: str
+    progress: bool
+    journals: Path
+    initializer: Callable[[], None] | None
+    pools: int = field(default=0)
+
+    def journal_path(self, name: str) -> Path:
+        return self.journals / f"{hashlib.sha256(name.encode()).hexdigest()[:24]}.jsonl"
+
+    def pool(self, names: list[str], jobs: int) -> list[str]:
+        """Run `names` in a fresh pool; the names left unfinished when a worker died."""
+        self.pools += 1
+        context = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context,
+                                                    initializer=self.initializer) as pool:
+            futures = {pool.submit(run_program, name, self.fx_cache, self.selection, self.journal_path(name),
+                                   self.pools): name for name in names}
+            broken = []
+            for future in concurrent.futures.as_completed(futures):
+                try:
+                    self.records[futures[future]] = {**future.result(), "commit": self.commit}
+                except concurrent.futures.process.BrokenProcessPool:
+                    broken.append(futures[future])
+                    continue
+                if self.progress:
+                    _print_progress(self.records[futures[future]], len(self.records))
+        return broken
+
+    def after_crash(self, broken: list[str]) -> list[str]:
+        """After a pool of one worker broke, the names to run again. The program the worker was running (its
+        journal began in this pool and is not done) crashed: the stage it died in becomes the outcome of the
+        keys that stage served, and it runs again for the rest; if it died outside every stage (eager, building
+        the program), its record says it crashed. The other programs had not started."""
+        again = []
+        for name in broken:
+            journal = Journal(self.journal_path(name))
+            if journal.attempt != self.pools or journal.done or journal.blame_crash():
+                again.append(name)
                 continue
-            if progress:
-                _print_progress(records[futures[future]], len(records))
-    return broken
+            self.records[name] = {"name": name, "eager": True, "outcomes": journal.outcomes, "timing": journal.timing,
+                                  "routes": list(self.selection.routes), "backends": list(self.selection.backends),
+                                  "commit": self.commit, "failure": f"{CRASHED} outside its lowering and IREE stages"}
+            if self.progress:
+                _print_progress(self.records[name], len(self.records))
+        return again
 
 
 def _print_progress(record: dict, count: int) -> None:
@@ -479,34 +574,55 @@ def outcome(record: dict, route: str, backend: str) -> str:
     return record["outcomes"].get(f"{route} {backend}", record.get("failure", NOT_EXPRESSED))
 
 
+def asked(record: dict, route: str, backend: str | None = None) -> bool:
+    """Whether the record's run asked for the route (on the backend). Records made before --routes and --backends
+    asked for all."""
+    return route in record.get("routes", ROUTES) and (backend is None or backend in record.get("backends", BACKENDS))
+
+
+def ran(records: list[dict]) -> tuple[list[str], list[str]]:
+    """The routes and the backends some record asked for, in the table's order."""
+    routes = [route for route in ROUTES if any(asked(r, route) for r in records)]
+    backends = [backend for backend in BACKENDS if any(asked(r, route, backend) for r in records for route in routes)]
+    return routes, backends
+
+
 def expressed(record: dict, route: str) -> bool:
-    return not outcome(record, route, BACKENDS[0]).startswith(NOT_EXPRESSED)
+    """Whether the route's front end took the program (a route not asked for took nothing)."""
+    first = record.get("backends", BACKENDS)[0]
+    return asked(record, route) and not outcome(record, route, first).startswith(NOT_EXPRESSED)
 
 
 def table(records: dict[str, dict]) -> str:
-    """Per corpus and backend: lowered-and-matching / total, tsjit beside FX, on what both express and overall."""
-    ran = [r for r in records.values() if r["eager"]]
-    lines = [f"{'corpus':6s} {'backend':18s} {'both express':>8s} {'tsjit':>7s} {'fx':>7s}   "
-             f"{'all':>5s} {'tsjit':>7s} {'fx':>7s}"]
+    """Per corpus and backend: lowered-and-matching / total per route, tsjit beside FX on the programs both express
+    (`both`) and on all; only the routes and backends that ran."""
+    ran_eagerly = [r for r in records.values() if r["eager"]]
+    routes, backends = ran(ran_eagerly)
+    both_routes = len(routes) == len(ROUTES)
+    per_route = " ".join(f"{route:>7s}" for route in routes)
+    lines = [f"{'corpus':6s} {'backend':18s} " + (f"{'both':>5s} {per_route}   " if both_routes else "") +
+             f"{'all':>5s} {per_route}"]
     for corpus in ("all", *CORPORA):
-        chosen = [r for r in ran if corpus == "all" or r["name"].startswith(corpus + ":")]
-        if not chosen:
-            continue
-        both = [r for r in chosen if expressed(r, "tsjit") and expressed(r, "fx")]
-        for backend in BACKENDS:
-            def passed(rows, route, backend=backend):
-                return sum(outcome(r, route, backend) == PASS for r in rows)
-            lines.append(f"{corpus:6s} {backend:18s} {len(both):8d} {passed(both, 'tsjit'):7d} "
-                         f"{passed(both, 'fx'):7d}   {len(chosen):5d} {passed(chosen, 'tsjit'):7d} "
-                         f"{passed(chosen, 'fx'):7d}")
-    opdb = [r for r in ran if r["name"].startswith("opdb:") and r.get("reproducible", True)]
-    if opdb:
-        linalg = sum(outcome(r, "tsjit", "linalg-on-tensors") == PASS for r in opdb)
-        unreproducible = sum(r["name"].startswith("opdb:") and not r.get("reproducible", True) for r in ran)
-        lines.append(f"\nlinalg-on-tensors (tsjit): {linalg} / {len(opdb)} op_db functions eager runs reproducibly "
-                     f"({100 * linalg / len(opdb):.1f}%; {unreproducible} more draw random numbers or read "
-                     f"uninitialized memory: compared by dtype and shape, not counted)")
-    lines.append(_compile_cost(ran))
+        chosen = [r for r in ran_eagerly if corpus == "all" or r["name"].startswith(corpus + ":")]
+        both = [r for r in chosen if all(expressed(r, route) for route in ROUTES)]
+        for backend in backends:
+            def cells(rows, backend=backend):
+                asking = [r for r in rows if any(asked(r, route, backend) for route in routes)]
+                passed = (sum(asked(r, route, backend) and outcome(r, route, backend) == PASS for r in asking)
+                          for route in routes)
+                return f"{len(asking):5d} " + " ".join(f"{n:7d}" for n in passed)
+            if chosen:
+                lines.append(f"{corpus:6s} {backend:18s} " + (f"{cells(both)}   " if both_routes else "") +
+                             cells(chosen))
+    linalg = ("tsjit", "linalg-on-tensors")
+    opdb = [r for r in ran_eagerly if r["name"].startswith("opdb:") and asked(r, *linalg)]
+    reproducible = [r for r in opdb if r.get("reproducible", True)]
+    if reproducible:
+        passed = sum(outcome(r, *linalg) == PASS for r in reproducible)
+        lines.append(f"\nlinalg-on-tensors (tsjit): {passed} / {len(reproducible)} op_db functions eager runs "
+                     f"reproducibly ({100 * passed / len(reproducible):.1f}%; {len(opdb) - len(reproducible)} more "
+                     f"draw random numbers or read uninitialized memory: compared by dtype and shape, not counted)")
+    lines.append(compile_cost(ran_eagerly, routes, backends))
     commits = collections.Counter(r.get("commit", "unknown") for r in records.values())
     lines.append("code versions: " + ", ".join(f"{c} ({n} programs)" for c, n in commits.most_common()))
     return "\n".join(lines)
@@ -523,32 +639,42 @@ def coverage(records: dict[str, dict], corpora: tuple[str, ...] = CORPORA) -> st
     return "covers " + ", ".join(parts)
 
 
-def _compile_cost(records: list[dict]) -> str:
+def compile_cost(records: list[dict], routes: list[str], backends: list[str]) -> str:
     """Median CPU seconds per program (its process's and iree-compile's: on a shared machine wall-clock time
-    measures the other load): lowering to the three backends, and IREE's three compilations."""
-    parts = []
-    for route in ROUTES:
-        timings = [r["timing"].get(route, {}) for r in records]
-        lowering = [t["lower"] for t in timings if "lower" in t]
-        compiling = [t["iree"] for t in timings if "iree" in t]
-        if lowering:
-            parts.append(f"{route}: lowering {statistics.median(lowering):.2f} s, IREE "
-                         f"{statistics.median(compiling) if compiling else 0:.2f} s")
+    measures the other load) of lowering to the backends and of IREE's compilations, per route over the programs
+    it lowered and, side by side, over the programs both lowered."""
+    lowered = {route: {r["name"]: r["timing"][route] for r in records if "lower" in r["timing"].get(route, {})}
+               for route in routes}
+    cached = "; the FX route's as first measured where its outcomes were cached" if "fx" in routes else ""
+    lines = [f"\ncompile cost, median CPU seconds per program (lowering to {', '.join(backends)}; IREE's "
+             f"compilations, cache hits where the disk cache had the artifact{cached}):",
+             f"{'route':24s} {'programs':>8s} {'lowering':>9s} {'IREE':>7s}"]
+    lines += [_cost_row(route, list(lowered[route].values())) for route in routes]
+    if len(routes) > 1:
+        common = sorted(set.intersection(*(set(timings) for timings in lowered.values())))
+        lines += [_cost_row(f"{route} (both lowered)", [lowered[route][n] for n in common]) for route in routes]
     cpu = [r["cpu"] for r in records if "cpu" in r]
-    cached = sum(bool(r.get("fx_cached")) for r in records)
-    spent = f"\nCPU per program: median {statistics.median(cpu):.1f} s, total {sum(cpu):.0f} s over {len(cpu)} " \
-        f"programs (FX route from the cache for {cached})" if cpu else ""
-    return "median CPU per program (three backends): " + "; ".join(parts) + \
-        " (IREE times are cache hits where the disk cache had the artifact; FX's as first measured where cached)" + \
-        spent
+    if cpu:
+        lines.append(f"CPU per program: median {statistics.median(cpu):.1f} s, total {sum(cpu):.0f} s over "
+                     f"{len(cpu)} programs" + (f" (FX route from the cache for "
+                                               f"{sum(bool(r.get('fx_cached')) for r in records)})" if cached else ""))
+    return "\n".join(lines)
+
+
+def _cost_row(label: str, timings: list[dict]) -> str:
+    if not timings:
+        return f"{label:24s} {0:8d} {'-':>9s} {'-':>7s}"
+    lowering = statistics.median(t["lower"] for t in timings)
+    compiling = statistics.median(t.get("iree", 0.0) for t in timings)
+    return f"{label:24s} {len(timings):8d} {lowering:9.2f} {compiling:7.2f}"
 
 
 def causes(records: dict[str, dict], route: str = "tsjit") -> str:
-    """The failure causes of a route, most frequent first, per backend."""
+    """The failure causes of a route, most frequent first, per backend it ran on."""
     lines = []
-    for backend in BACKENDS:
+    for backend in ran(list(records.values()))[1]:
         counted = collections.Counter(outcome(r, route, backend) for r in records.values()
-                                      if r["eager"] and outcome(r, route, backend) != PASS)
+                                      if r["eager"] and asked(r, route, backend) and outcome(r, route, backend) != PASS)
         lines.append(f"\n{route} {backend}: {sum(counted.values())} failing")
         lines += [f"{n:5d}  {cause}" for cause, n in counted.most_common()]
     return "\n".join(lines)
@@ -562,6 +688,8 @@ def check_expectations(records: dict[str, dict], expected: dict[tuple[str, str],
         if not record["eager"]:
             continue
         for backend in BACKENDS:
+            if not asked(record, "tsjit", backend):
+                continue
             failure = outcome(record, "tsjit", backend)
             listed = (name, backend) in expected
             if failure != PASS and not listed:
@@ -572,12 +700,14 @@ def check_expectations(records: dict[str, dict], expected: dict[tuple[str, str],
 
 
 def write_expected(records: dict[str, dict], path: Path) -> None:
-    """Rewrite the expected-failure list from a run (entries of programs not run are kept)."""
+    """Rewrite the expected-failure list from a run (entries of programs and backends not run are kept)."""
     from mlir_conformance_failures import EXPECTED_FAILURES
 
-    entries = {k: v for k, v in EXPECTED_FAILURES.items() if k[0] not in records}
+    entries = {k: v for k, v in EXPECTED_FAILURES.items() if k[0] not in records or
+               not asked(records[k[0]], "tsjit", k[1])}
     entries.update({(name, backend): outcome(r, "tsjit", backend) for name, r in records.items() if r["eager"]
-                    for backend in BACKENDS if outcome(r, "tsjit", backend) != PASS})
+                    for backend in BACKENDS
+                    if asked(r, "tsjit", backend) and outcome(r, "tsjit", backend) != PASS})
     text = path.read_text()
     head = text[:text.index("EXPECTED_FAILURES:")]
     body = "".join(f"    {k!r}: {v!r},\n" for k, v in sorted(entries.items()))
@@ -590,16 +720,31 @@ def select(corpora: tuple[str, ...], only: str | None, every: int, shard: tuple[
     return names[shard[0]::shard[1]]
 
 
+def _listed(allowed: tuple[str, ...]) -> Callable[[str], tuple[str, ...]]:
+    """An option's comma-separated choices among `allowed`, in `allowed`'s order."""
+    def parse(text: str) -> tuple[str, ...]:
+        chosen = set(text.split(","))
+        if not chosen <= set(allowed):
+            raise argparse.ArgumentTypeError(f"{', '.join(sorted(chosen - set(allowed)))}: not one of {allowed}")
+        return tuple(a for a in allowed if a in chosen)
+    return parse
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", default=",".join(CORPORA), help="comma-separated: opdb, nn, e2e")
     parser.add_argument("--only", help="regular expression on program names (opdb:abs, nn:Linear, e2e:module:x)")
     parser.add_argument("--every", type=int, default=1, help="every k-th program")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
+    parser.add_argument("--routes", type=_listed(ROUTES), default=ROUTES, help="comma-separated: tsjit, fx")
+    parser.add_argument("--backends", type=_listed(BACKENDS), default=BACKENDS,
+                        help="comma-separated: " + ", ".join(BACKENDS))
+    parser.add_argument("--timeout", type=int, default=PROGRAM_TIMEOUT_SECONDS, help="seconds per program")
     parser.add_argument("--shard", default="0/1", help="i/n: the i-th of n interleaved parts of the selection")
     parser.add_argument("--json", type=Path, help="also write the records to this file (its records are kept)")
     parser.add_argument("--resume", action="store_true",
-                        help="with --json: skip programs the file has a record of (except those that timed out)")
+                        help="with --json: skip programs the file has a record of (except those that timed out "
+                             "and those whose record lacks a selected route or backend)")
     parser.add_argument("--merge", type=Path, nargs="+", help="summarize the records of --json files")
     parser.add_argument("--failures", action="store_true", help="print the failure causes per backend")
     parser.add_argument("--write-expected", action="store_true", help="record tsjit's failures as expected")
@@ -622,14 +767,16 @@ def main(argv: list[str] | None = None) -> int:
         index, count = (int(n) for n in options.shard.split("/"))
         names = select(tuple(options.corpus.split(",")), options.only, options.every, (index, count))
         records = JSONFile(options.json) if options.json else {}
+        selection = Selection(options.routes, options.backends, options.timeout)
         if options.resume:  # (a program that ran out of time ran on a loaded machine: it runs again)
-            names = [n for n in names if n not in records or records[n].get("failure", "").startswith(TIMED_OUT)]
+            names = [n for n in names if n not in records or records[n].get("failure", "").startswith(TIMED_OUT)
+                     or not all(asked(records[n], r, b) for r in selection.routes for b in selection.backends)]
         run_all(names, options.jobs, not options.quiet, records, None if options.no_fx_cache else options.fx_cache,
-                commit)
+                commit, selection)
     print(table(records))
     print(coverage(records, tuple(options.corpus.split(","))))
     if options.failures:
-        print(causes(records, "tsjit"), causes(records, "fx"), sep="\n")
+        print(*(causes(records, route) for route in ran(list(records.values()))[0]), sep="\n")
     print(f"\n{len(records)} programs in {time.monotonic() - started:.0f} s")
     if options.write_expected:  # (from every record given: the table above lists the code versions they mix)
         write_expected(records, HERE / "mlir_conformance_failures.py")

@@ -10,6 +10,8 @@ modules in evaluation mode, and e2e functions and modules with control flow and 
 from __future__ import annotations
 
 import json
+import os
+import signal
 
 import pytest
 
@@ -17,7 +19,16 @@ pytest.importorskip("torch_mlir")
 pytest.importorskip("iree.compiler")
 
 from mlir_conformance_failures import EXPECTED_FAILURES  # noqa: E402
-from mlir_runner import BACKENDS, PASS, check_expectations, expressed, outcome, run_all  # noqa: E402
+from mlir_runner import (  # noqa: E402
+    BACKENDS,
+    PASS,
+    Selection,
+    check_expectations,
+    expressed,
+    outcome,
+    run_all,
+    table,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -78,3 +89,77 @@ def test_a_json_file_keeps_its_records_and_a_resumed_run_skips_them(tmp_path, ca
     printed = capsys.readouterr().out
     assert "code versions: abc (1 programs), def (1 programs)" in printed and "covers nn 2/" in printed
     assert "2 programs in" in printed and json.loads(path.read_text())["nn:ReLU"]["commit"] == "def"
+
+
+def _torch_mlir_dies_lowering_relu_to_tosa() -> None:
+    """(Each worker's initializer) torch-mlir's lowering of a module holding a relu to TOSA, which only the FX route
+    calls, kills the process as a crash inside torch-mlir would."""
+    from torch_mlir import compiler_utils
+
+    lower = compiler_utils.lower_mlir_module
+
+    def dying(verbose, output_type, module, *rest):
+        if output_type == compiler_utils.OutputType.TOSA and "torch.aten.relu" in str(module):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return lower(verbose, output_type, module, *rest)
+
+    compiler_utils.lower_mlir_module = dying
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_crash_in_one_route_keeps_the_outcomes_of_the_others(jobs):
+    """A worker that dies in the FX route's TOSA pipeline costs that outcome alone: the record keeps tsjit's
+    outcomes and the FX route's on linalg, and names the stage that crashed. With one worker the crash is the
+    program's at once; in a pool of two it is once the program runs alone, and the neighbour the broken pool
+    killed finishes."""
+    records = run_all(["nn:ReLU", "nn:Tanh"], jobs, selection=Selection(backends=("linalg-on-tensors", "tosa")),
+                      initializer=_torch_mlir_dies_lowering_relu_to_tosa)
+    every = {f"{route} {backend}": PASS for route in ("tsjit", "fx") for backend in ("linalg-on-tensors", "tosa")}
+    assert records["nn:ReLU"]["outcomes"] == {
+        **every, "fx tosa": "crashed: the worker process died in torch-mlir's tosa pipeline"}
+    assert records["nn:Tanh"]["outcomes"] == every
+    assert "failure" not in records["nn:ReLU"] and "failure" not in records["nn:Tanh"]
+
+
+def _made_up(name: str, outcomes: dict[str, str], timing: dict, **more) -> dict:
+    return {"name": name, "eager": True, "reproducible": True, "outcomes": outcomes, "timing": timing, "cpu": 2.0,
+            "commit": "abc", **more}
+
+
+def test_the_table_counts_each_route_and_prints_the_compile_cost_side_by_side():
+    """The table from records alone: passes per route and backend on the programs both routes express and on all,
+    and the compile cost, the median per program of lowering and IREE compilation, tsjit's route beside the FX
+    route's, over the programs each lowered and over those both lowered."""
+    every = {f"{route} {backend}": PASS for route in ("tsjit", "fx") for backend in BACKENDS}
+    records = {
+        "opdb:a": _made_up("opdb:a", every, {"tsjit": {"lower": 1.0, "iree": 4.0}, "fx": {"lower": 0.5, "iree": 3.0}}),
+        "opdb:b": _made_up("opdb:b", {**every, "tsjit tosa": "convert-torch-to-tosa: torch.aten.foo"},
+                           {"tsjit": {"lower": 3.0, "iree": 2.0}, "fx": {"lower": 1.5, "iree": 1.0}}),
+        "nn:c": _made_up("nn:c", {**every, **{f"fx {b}": "not expressed: no export" for b in BACKENDS}},
+                         {"tsjit": {"lower": 2.0}}),
+    }
+    lines = table(records).splitlines()
+    assert lines[0].split() == ["corpus", "backend", "both", "tsjit", "fx", "all", "tsjit", "fx"]
+    assert lines[1].split() == ["all", "linalg-on-tensors", "2", "2", "2", "3", "3", "2"]
+    assert lines[2].split() == ["all", "tosa", "2", "1", "2", "3", "2", "2"]
+    assert ["nn", "stablehlo", "0", "0", "0", "1", "1", "0"] in [line.split() for line in lines]
+    assert any(line.startswith("linalg-on-tensors (tsjit): 2 / 2 op_db functions") for line in lines)
+    cost = lines[lines.index(next(line for line in lines if line.startswith("route"))):]
+    assert cost[1].split() == ["tsjit", "3", "2.00", "2.00"]  # medians of (1, 3, 2) and (4, 2, 0)
+    assert cost[2].split() == ["fx", "2", "1.00", "2.00"]
+    assert cost[3].split() == ["tsjit", "(both", "lowered)", "2", "2.00", "3.00"]
+    assert cost[4].split() == ["fx", "(both", "lowered)", "2", "1.00", "2.00"]
+
+
+def test_the_table_shows_only_the_routes_and_backends_that_ran():
+    records = {"opdb:a": _made_up("opdb:a", {"tsjit linalg-on-tensors": PASS}, {"tsjit": {"lower": 1.0}},
+                                  routes=["tsjit"], backends=["linalg-on-tensors"]),
+               "opdb:b": _made_up("opdb:b", {"tsjit linalg-on-tensors": "mismatch: result: wrong values"},
+                                  {"tsjit": {"lower": 1.0}}, routes=["tsjit"], backends=["linalg-on-tensors"])}
+    text = table(records)
+    lines = text.splitlines()
+    assert lines[0].split() == ["corpus", "backend", "all", "tsjit"]
+    assert lines[1].split() == ["all", "linalg-on-tensors", "2", "1"]
+    assert "tosa" not in text and "stablehlo" not in text and "fx" not in text.split("compile cost")[1]
+    assert "linalg-on-tensors (tsjit): 1 / 2 op_db functions" in text
+    assert check_expectations(records, {("opdb:b", "linalg-on-tensors"): "mismatch"}) == []

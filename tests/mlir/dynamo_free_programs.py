@@ -2,8 +2,9 @@
 
 `python dynamo_free_programs.py opdb FILE NAME...` saves op_db programs (their source and inputs) to FILE: loading
 op_db imports torch._dynamo, so that happens in a process of its own. `python dynamo_free_programs.py compile
-FILE` then, in a fresh process, scripts and compiles to linalg-on-tensors every program below, the demo's LSTM
-cell and FILE's op_db programs, and prints a JSON report: each program's outcome, and the first program after
+FILE [CLASS...]` then, in a fresh process, scripts and compiles to linalg-on-tensors every program below, the
+demo's LSTM cell, FILE's op_db programs and the torch.nn modules named (tests/conformance/nn_module_table.py's
+instances, in evaluation mode), and prints a JSON report: each program's outcome, and the first program after
 which torch._dynamo was in sys.modules (null if none). A program torch-mlir does not lower yet still has its
 types refined first, which is what may import torch._dynamo.
 """
@@ -136,12 +137,21 @@ def _opdb_function(name: str, source: str) -> Any:
     return namespace["the_fn"]
 
 
+# ---- torch.nn modules ------------------------------------------------------------------------------------------
+def _nn_programs(classes: list[str]) -> dict[str, tuple[Any, list[Any]]]:
+    sys.path.insert(0, os.path.join(ROOT, "tests", "conformance"))
+    from nn_module_table import ENTRIES
+
+    torch.manual_seed(0)
+    return {f"nn:{name}": (ENTRIES[name].make_module().eval(), list(ENTRIES[name].make_inputs())) for name in classes}
+
+
 # ---- the check -------------------------------------------------------------------------------------------------
-def compile_all(opdb_path: str) -> dict[str, Any]:
+def compile_all(opdb_path: str, nn_classes: list[str]) -> dict[str, Any]:
     import tsjit
     import tsjit.mlir
 
-    programs = {**_family_programs(), "demo:lstm_cell": _demo_program()}
+    programs = {**_family_programs(), "demo:lstm_cell": _demo_program(), **_nn_programs(nn_classes)}
     for name, (source, values) in torch.load(opdb_path, weights_only=False).items():
         programs[name] = (_opdb_function(name, source), list(values))
     outcomes, first_importer = {}, None
@@ -160,4 +170,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "opdb":
         save_opdb_programs(sys.argv[2], sys.argv[3:])
     else:
-        print(json.dumps(compile_all(sys.argv[2])))
+        print(json.dumps(compile_all(sys.argv[2], sys.argv[3:])))

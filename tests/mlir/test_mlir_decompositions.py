@@ -382,6 +382,21 @@ def test_tensor_split_at_index_tensors_nonzero_static_and_empty_permuted_on_iree
         assert (got[4].dtype, got[4].shape) == (expected[4].dtype, expected[4].shape)
 
 
+def splits_at_index_lists(x: torch.Tensor, row: torch.Tensor):
+    return (torch.tensor_split(x, [1, 4, 3], 1), torch.tensor_split(x, [-2, 0, 9], -1), torch.dsplit(x, [1, 2, 3]),
+            torch.hsplit(x, [2]), torch.vsplit(x, [0, 3]), torch.hsplit(row, [2, 4]))
+
+
+def test_splits_at_index_lists_on_iree():
+    """tensor_split at a list of indices and hsplit/vsplit/dsplit at one (op_db's dsplit): the pieces between
+    the indices, along the dimension each names (hsplit of a 1-d tensor along 0), with negative, decreasing and
+    out-of-range indices giving what ATen's slices give."""
+    inputs = (torch.randn(5, 6, 5), torch.randn(6))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(splits_at_index_lists), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), splits_at_index_lists(*inputs))
+
+
 def histograms(x: torch.Tensor, points: torch.Tensor, weight: torch.Tensor, scalar: torch.Tensor):
     return (torch.histogram(x, bins=4), torch.histogram(x, bins=3, range=(-1.0, 1.0), weight=weight, density=True),
             torch.histogramdd(points, bins=[2, 3]), torch.histogramdd(points, bins=2, range=[-1.0, 1.0, 0.0, 2.0],

@@ -103,3 +103,20 @@ def test_tril_of_a_transposed_matrix_is_contiguous():
     x = torch.randn(3, 4).t()
     operator = find_operator("aten::tril")
     assert result_by_rule(operator, [x.to("meta"), 0])[0].stride() == torch.tril(x).stride() == (3, 1)
+
+
+@pytest.mark.parametrize("permutation", [(0, 1, 2, 3), (0, 2, 1, 3), (1, 2, 0, 3), (2, 0, 1, 3)])
+@pytest.mark.parametrize("dropout_p, is_causal", [(0.0, False), (0.0, True), (0.5, False)])
+def test_attention_results_are_laid_out_as_eager_lays_them(permutation, dropout_p, is_causal):
+    """scaled_dot_product_attention's result is like its query where eager's flash kernel runs (nn.MultiheadAttention's
+    queries are permuted views), contiguous on the math path (dropout), and answered without its meta kernel."""
+    sizes = (2, 2, 5, 4)
+    query = torch.randn(*[sizes[p] for p in permutation]).permute(*[permutation.index(d) for d in range(4)])
+    key, value = torch.randn(sizes), torch.randn(sizes)
+    torch.manual_seed(0)
+    expected = torch.nn.functional.scaled_dot_product_attention(query, key, value, dropout_p=dropout_p,
+                                                                is_causal=is_causal)
+    operator = find_operator("aten::scaled_dot_product_attention")
+    found = result_by_rule(operator, [query.to("meta"), key.to("meta"), value.to("meta"), None, dropout_p, is_causal,
+                                      None, False])
+    assert found is not None and (found[0].shape, found[0].stride()) == (expected.shape, expected.stride())

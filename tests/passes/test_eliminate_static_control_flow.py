@@ -237,3 +237,27 @@ graph(%x : Tensor):
     assert peel_constant_loops(graph, {})
     assert str(graph).count("aten::mul") == 6
     check_pass(eliminate_static_control_flow, str(graph), inputs=[(torch.randn(3),)], absent=["prim::Loop"])
+
+
+def test_isinstance_checks_the_types_decide_fold_and_their_ifs_go():
+    """An inlined `var: Union[Tensor, float]` given a tensor (F.gaussian_nll_loss): `isinstance(var, float)` is
+    False and `isinstance(var, Tensor)` True; on a value still typed the Union nothing is decided."""
+    graph = check_pass(eliminate_static_control_flow, """
+graph(%x : Float(3), %u : Union(Tensor, float)):
+  %two : int = prim::Constant[value=2]()
+  %is_float : bool = prim::isinstance[types=[float]](%x)
+  %r : Tensor = prim::If(%is_float)
+    block0():
+      %f : float = prim::unchecked_cast(%x)
+      %y : Tensor = aten::mul(%x, %f)
+      -> (%y)
+    block1():
+      %z : Tensor = aten::mul(%x, %two)
+      -> (%z)
+  %is_tensor : bool = prim::isinstance[types=[Tensor]](%x)
+  %open : bool = prim::isinstance[types=[float]](%u)
+  %out : (Tensor, bool, bool) = prim::TupleConstruct(%r, %is_tensor, %open)
+  return (%out)""", inputs=[(torch.randn(3), 1.5)], present=["prim::isinstance[types=[float]](%u)"],
+                       absent=["prim::If", "prim::unchecked_cast", "prim::isinstance[types=[float]](%x)",
+                               "prim::isinstance[types=[Tensor]]"])
+    assert "bool = prim::Constant[value=1]()" in str(graph)

@@ -360,6 +360,20 @@ def _added_nn_samples():
                                   bidirectional, batch_first]
         yield "aten::rnn_relu.input", [t(F32, *shape), t(F32, *h), [t(F32, 5, 3), t(F32, 5, 5)], False, 1, 0.0,
                                        False, bidirectional, batch_first]
+    # both directions (each direction's parameters), two layers (the second reads 2 * 5 features), projections
+    for shape, h, layers, batch_first in (((4, 2, 3), (2, 2, 5), 1, False), ((2, 4, 3), (4, 2, 5), 2, True),
+                                          ((4, 3), (2, 5), 1, False), ((4, 2, 3), (1, 2, 5), 1, False)):
+        inputs = [3] + [10] * (layers - 1)
+        lstm = [p for n in inputs for p in [t(F32, 20, n), t(F32, 20, 5), t(F32, 20), t(F32, 20)] * 2]
+        gru = [p for n in inputs for p in [t(F32, 15, n), t(F32, 15, 5)] * 2]
+        rnn = [p for n in inputs for p in [t(F32, 5, n), t(F32, 5, 5), t(F32, 5), t(F32, 5)] * 2]
+        yield "aten::lstm.input", [t(F32, *shape), [t(F32, *h), t(F32, *h)], lstm, True, layers, 0.0, False, True,
+                                   batch_first]
+        yield "aten::gru.input", [t(F32, *shape), t(F32, *h), gru, False, layers, 0.0, False, True, batch_first]
+        yield "aten::rnn_tanh.input", [t(F32, *shape), t(F32, *h), rnn, True, layers, 0.0, False, True, batch_first]
+    projected = [t(F32, 20, 3), t(F32, 20, 2), t(F32, 20), t(F32, 20), t(F32, 2, 5)] * 2
+    yield "aten::lstm.input", [t(F32, 4, 2, 3), [t(F32, 2, 2, 2), t(F32, 2, 2, 5)], projected, True, 1, 0.0, False,
+                               True, False]
     for name in ("aten::mse_loss", "aten::l1_loss", "aten::kl_div"):
         for a, b, reduction in (((2, 3), (2, 3), 0), ((2, 3), (3,), 0), ((), (), 1), ((2, 3), (2, 3), 2),
                                 ((2, 3), (4, 3), 1)):

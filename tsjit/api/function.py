@@ -45,6 +45,7 @@ from tsjit.errors import TsjitError
 from tsjit.frontend.enum_values import to_enum_value
 from tsjit.frontend.example_types import example_types_in_use, record_example_types, unified
 from tsjit.frontend.ir_emitter import GraphFunction, compile_source
+from tsjit.frontend.library_definitions import library_definition
 from tsjit.frontend.resolver import (
     EXPORT,
     IGNORE,
@@ -334,12 +335,21 @@ def check_arguments(schema: FunctionSchema, inputs: list[Any]) -> list[Any]:
 def check_argument(schema: FunctionSchema, position: int, argument, value: Any) -> Any:
     """The value as the argument's type takes it (an int for a float becomes a float); a TsjitError otherwise."""
     expected = argument.type
-    value = to_enum_value(_to_script_value(value, expected), expected)
+    value = to_enum_value(_to_script_value(_broadcast(argument, value), expected), expected)
     if fits_type(value, expected):
         return _widened(value, expected)
     raise TsjitError(f"Expected a value of type '{expected.annotation_str()}' for argument '{argument.name}' but "
                      f"instead found type '{type(value).__name__}'.\nPosition: {position}\nValue: {value!r}\n"
                      f"Declaration: {schema}")
+
+
+def _broadcast(argument, value: Any) -> Any:
+    """One element for a fixed-size list argument (`k: BroadcastingList2[int]`, also Optional) stands for the list
+    of N copies of it, as torch.jit takes `f(x, 3)` for `f(x, [3, 3])`."""
+    list_type = argument.type.elem if isinstance(argument.type, T.OptionalType) else argument.type
+    if not argument.N or not isinstance(list_type, T.ListType) or value is None or isinstance(value, list | tuple):
+        return value
+    return [value] * argument.N if fits_type(value, list_type.elem) else value
 
 
 def _widened(value: Any, expected: T.Type) -> Any:
@@ -482,7 +492,8 @@ def _script(obj: Any) -> Any:
     with _scripted_lock:
         found = _scripted.get(obj)
     if found is None:
-        found = ScriptFunction(compiled_function_for(obj), obj)
+        # a library function TorchScript cannot compile from its source (torch.masked.sum) is tsjit's definition
+        found = ScriptFunction(library_definition(obj) or compiled_function_for(obj), obj)
         with _scripted_lock:
             found = _scripted.setdefault(obj, found)
     return found

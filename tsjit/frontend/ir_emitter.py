@@ -723,7 +723,7 @@ class FunctionEmitter:
         """`isinstance(x, T)`: static when x's type decides it; refines a variable x in the branches."""
         value = self.emit_expr(obj)
         candidates = self._gather_isinstance_types(classinfo)
-        true_types, false_types, statically_true = _isinstance_partition(value.type, candidates)
+        true_types, false_types, statically_true = T.isinstance_partition(value.type, candidates)
         true_refinements, false_refinements = {}, {}
         if isinstance(obj, Var):
             if true_types:
@@ -1537,39 +1537,6 @@ def _short_circuit_static(lhs: bool | None, rhs: bool | None, is_or: bool) -> bo
     if lhs is not None and rhs is not None:
         return (lhs or rhs) if is_or else (lhs and rhs)
     return None
-
-
-def _flatten_union_members(type_: T.Type) -> list[T.Type]:
-    if isinstance(type_, T.UnionType):
-        return list(type_.types)
-    if isinstance(type_, T.OptionalType):
-        return [type_.elem, T.NoneType.get()]
-    return [type_]
-
-
-def _isinstance_partition(value_type: T.Type, candidates: list[T.Type]
-                          ) -> tuple[list[T.Type], list[T.Type], bool]:
-    """For `isinstance(x, candidates)`: the types x may have when true and when false, and whether it is
-    statically true (C++ emitIsInstance)."""
-    if value_type == T.AnyType.get():
-        all_any = len(candidates) == 1 and candidates[0] == T.AnyType.get()
-        return list(candidates), [T.AnyType.get()], all_any
-    true_types, false_types, all_match = [], [], True
-    for member in _flatten_union_members(value_type):
-        refined = None
-        for candidate in candidates:
-            if member.is_subtype_of(candidate):
-                refined = member
-            elif candidate.is_subtype_of(member):
-                refined = candidate if refined is None else T.unify_types(refined, candidate)
-        if refined is None:
-            false_types.append(member)
-            all_match = False
-            continue
-        true_types.append(refined)
-        if refined != member:
-            all_match = False
-    return true_types, false_types, all_match
 
 
 def _refine_container_hint(expr: Expr, type_hint: T.Type | None, container: type, name: str

@@ -319,6 +319,21 @@ def _python_function(obj: Any, emitter, loc) -> SugaredValue | None:
     return FunctionValue([compiled_function_for(obj, loc)])
 
 
+def _library_function(obj: Any, emitter, loc) -> SugaredValue | None:
+    """A library function TorchScript cannot compile from its source (`torch.masked.sum`): tsjit's definition."""
+    if not in_package(getattr(obj, "__module__", None) or "", *LIBRARY_PACKAGES):
+        return None
+    # breaks a real cycle: library_definitions compiles with the emitter, which imports this module
+    from tsjit.frontend.library_definitions import library_definition
+
+    function = library_definition(obj)
+    return FunctionValue([function]) if function is not None else None
+
+
+# the packages whose functions library_definitions.py may define
+LIBRARY_PACKAGES = ("torch.masked",)
+
+
 def _infinity(obj: Any, emitter, loc) -> SugaredValue | None:
     if obj is math.inf:
         return SimpleValue(emitter.graph.insert_constant(math.inf, source_range=loc))
@@ -335,7 +350,8 @@ def _slice_class(obj: Any, emitter, loc) -> SugaredValue | None:
 
 _OBJECT_RULES = (
     _compiled_function, operator_value, _python_module, _special_form, _builtin, _exception_class, _unsupported_builtin,
-    _boolean_dispatch, _class, _named_tuple_class, enum_class_value, enum_member_value, _python_function, _infinity,
+    _boolean_dispatch, _class, _named_tuple_class, enum_class_value, enum_member_value, _library_function,
+    _python_function, _infinity,
     _method, _slice_class,
 )
 # the module/class frontend adds `(obj, emitter, loc) -> SugaredValue | None` rules for script classes here

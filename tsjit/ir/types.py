@@ -1083,6 +1083,39 @@ def unify_type_list(types: Sequence[Type], default_to_union: bool = False, type_
     return unified
 
 
+def _union_members(type_: Type) -> list[Type]:
+    if isinstance(type_, UnionType):
+        return list(type_.types)
+    if isinstance(type_, OptionalType):
+        return [type_.elem, NoneType.get()]
+    return [type_]
+
+
+def isinstance_partition(value_type: Type, candidates: list[Type]) -> tuple[list[Type], list[Type], bool]:
+    """For `isinstance(x, candidates)`: the types x may have when true and when false, and whether it is
+    statically true (C++ emitIsInstance). No true types: statically false. The emitter decides it from the types
+    it knows; passes decide it again once inlining and refinement have narrowed the value's type."""
+    if value_type == AnyType.get():
+        all_any = len(candidates) == 1 and candidates[0] == AnyType.get()
+        return list(candidates), [AnyType.get()], all_any
+    true_types, false_types, all_match = [], [], True
+    for member in _union_members(value_type):
+        refined = None
+        for candidate in candidates:
+            if member.is_subtype_of(candidate):
+                refined = member
+            elif candidate.is_subtype_of(member):
+                refined = candidate if refined is None else unify_types(refined, candidate)
+        if refined is None:
+            false_types.append(member)
+            all_match = False
+            continue
+        true_types.append(refined)
+        if refined != member:
+            all_match = False
+    return true_types, false_types, all_match
+
+
 # ------------------------------------------------------------------------------------------- runtime values
 
 def type_of(value: Any) -> Type:

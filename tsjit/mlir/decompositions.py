@@ -746,12 +746,32 @@ def unsafe_split__Tensor(self: Tensor, split_size: int, dim: int = 0) -> List[Te
 def tensor_split__tensor_indices_or_sections(self: Tensor, tensor_indices_or_sections: Tensor,
                                              dim: int = 0) -> List[Tensor]:
   # (indices, see _ONLY_WHEN) the pieces between the indices, sliced as ATen slices them; their values are data,
-  # so each piece's extent along dim is a size known at run time only
+  # so each piece's extent along dim is a size known at run time only (read one by one here: collected into a
+  # list for _pieces_between, the last piece came out whole on IREE)
   along = self.transpose(0, dim)
   pieces: List[Tensor] = []
   start = 0
   for i in range(tensor_indices_or_sections.size(0)):
     end = int(tensor_indices_or_sections[i])
+    pieces.append(along[start:end].transpose(0, dim))
+    start = end
+  pieces.append(along[start:].transpose(0, dim))
+  return pieces
+def tensor_split__indices(self: Tensor, indices: List[int], dim: int = 0) -> List[Tensor]:
+  return _pieces_between(self, indices, dim)
+def hsplit__array(self: Tensor, indices: List[int]) -> List[Tensor]:
+  return _pieces_between(self, indices, 1 if self.dim() > 1 else 0)
+def vsplit__array(self: Tensor, indices: List[int]) -> List[Tensor]:
+  return _pieces_between(self, indices, 0)
+def dsplit__array(self: Tensor, indices: List[int]) -> List[Tensor]:
+  return _pieces_between(self, indices, 2)
+def _pieces_between(self: Tensor, indices: List[int], dim: int) -> List[Tensor]:
+  # the pieces between the indices along dim, sliced as ATen's tensor_split slices them (an index past the end
+  # or before the previous one gives an empty piece)
+  along = self.transpose(0, dim)
+  pieces: List[Tensor] = []
+  start = 0
+  for end in indices:
     pieces.append(along[start:end].transpose(0, dim))
     start = end
   pieces.append(along[start:].transpose(0, dim))

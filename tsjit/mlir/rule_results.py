@@ -15,7 +15,8 @@ format other than the contiguous one is asked for, and either
 - TensorIterator computes it (elementwise operators): the result is laid out in the order of the inputs'
   strides, as TensorIterator lays it out (`relu(x.t())` is transposed too), see `tensor_iterator_strides`;
 - or its result is contiguous whatever its inputs' layout (reductions, matrix products, tril/triu);
-- or every tensor input lies in memory in row-major order, so that eager's result is contiguous too.
+- or every tensor input lies in memory in row-major order, so that eager's result is contiguous too;
+- or a layout rule of its own (RESULT_LAYOUTS) tells, as scaled_dot_product_attention's: like its query.
 An in-place operator (`x.add_(y)`) returns its first argument itself once the rule accepts the call; an operator
 that writes other arguments and returns fresh tensors (`_native_batch_norm_legit` updating its running
 statistics) returns new ones, the written arguments keeping their sizes. Anything
@@ -61,8 +62,7 @@ def result_by_rule(operator, values: list[Any]) -> list[Any] | None:
         return None
     if _writes_only_self(schema):
         return [values[0]]
-    inputs = list(_tensors(values))
-    strides = [_result_strides(schema.operator_name, inputs, t.sizes) for t in types]
+    strides = [_result_strides(schema.operator_name, values, t.sizes) for t in types]
     if None in strides:
         return None
     return [torch.empty_strided(t.sizes, s, dtype=t.dtype, device="meta") for t, s in zip(types, strides)]
@@ -83,8 +83,11 @@ def _rule_may_answer(schema, values: list[Any]) -> bool:
                if argument.name == "memory_format")
 
 
-def _result_strides(name: str, tensors: list[torch.Tensor], sizes: tuple[int, ...]) -> tuple[int, ...] | None:
+def _result_strides(name: str, values: list[Any], sizes: tuple[int, ...]) -> tuple[int, ...] | None:
     """The strides of the operator's result of `sizes`, or None where they do not follow from the inputs'."""
+    if name in RESULT_LAYOUTS:
+        return RESULT_LAYOUTS[name](values, sizes)
+    tensors = list(_tensors(values))
     if name in TENSOR_ITERATOR_OPERATORS:
         return tensor_iterator_strides(sizes, tensors)
     if name in CONTIGUOUS_RESULT_OPERATORS or all(_row_major(t) for t in tensors):
@@ -125,6 +128,28 @@ def tensor_iterator_strides(sizes: tuple[int, ...], inputs: list[torch.Tensor]) 
         strides[dim] = step
         step *= sizes[dim]
     return tuple(strides)
+
+
+def _attention_strides(values: list[Any], sizes: tuple[int, ...]) -> tuple[int, ...] | None:
+    """scaled_dot_product_attention's result on the CPU. Eager picks its flash kernel for 4-D query, key and value
+    of one batch and head count, equal head sizes, no dropout (nor mask: the rule declines masks) and a unit
+    innermost stride each; that kernel makes the result like the query (`empty_like`), so a dense query's strides
+    carry over. nn.MultiheadAttention's queries are such permuted views:
+
+        q = x.view(L, N * H, E).transpose(0, 1).view(N, H, L, E)    strides (H*E, E, N*H*E, 1), the result's too
+
+    Its other path (math: softmax(q kᵀ) v by matrix products) makes a contiguous result. None where neither
+    is sure (a query that is not dense, flash attention switched off, empty sequences)."""
+    query, key, value, _, dropout_p = values[:5]
+    if query.dim() != 4 or dropout_p != 0 or not key.shape[-1] == value.shape[-1] == query.shape[-1]:
+        return _contiguous_strides(sizes)
+    flash = torch.backends.cuda.flash_sdp_enabled() and query.shape[:2] == key.shape[:2] == value.shape[:2] and \
+        all(t.stride(-1) == 1 and t.numel() > 0 for t in (query, key, value))
+    return query.stride() if flash and _dense(query) and tuple(query.shape) == tuple(sizes) else None
+
+
+# Layout rules of their own, by operator: the result's strides from the operator's values and the result's sizes.
+RESULT_LAYOUTS = {"aten::scaled_dot_product_attention": _attention_strides}
 
 
 def _shared_layout(sizes: tuple[int, ...], inputs: list[torch.Tensor]) -> tuple[int, ...] | None:

@@ -115,7 +115,8 @@ _TABLE = (
     ("inline_fork_wait", f"{_PASSES}.inline_fork_wait",
      "forks whose future is only waited on run their subgraph where forked; the waits read its result"),
     ("eliminate_static_control_flow", f"{_PASSES}.static_control_flow",
-     "scalar ops on constants folded, constant tuples and list literals forwarded, Ifs on constants inlined, "
+     "scalar ops on constants folded, isinstance checks the types decide answered, constant tuples and list "
+     "literals forwarded, Ifs on constants inlined, "
      "constant loops peeled"),
     ("fold_static_types", f"{_PASSES}.fold_static_types",
      "aten::size, aten::dim and prim::dtype of tensors whose refined type states them become constants"),

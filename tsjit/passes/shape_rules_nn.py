@@ -472,41 +472,49 @@ def _grid_sampler(input: AbstractTensor, grid: AbstractTensor, interpolation_mod
 
 
 # ---- recurrent layers --------------------------------------------------------------------------------------
-def _recurrent(input: AbstractTensor, states: list[AbstractTensor], params: list[AbstractTensor],
-               bidirectional: Any, batch_first: Any, ranks: tuple[int, ...] = (3,)) -> list[T.TensorType]:
-    """The outputs of every step, (L, N, H) ((N, L, H) batch first, (L, H) unbatched where `ranks` allow it),
-    and the last states, of the initial states' sizes (H: the first state's last size, the projection's for an
-    LSTM). One direction only."""
+def _recurrent(input: AbstractTensor, states: list[AbstractTensor], params: list[AbstractTensor], has_biases: Any,
+               num_layers: Any, bidirectional: Any, batch_first: Any, ranks: tuple[int, ...] = (3,)
+               ) -> list[T.TensorType]:
+    """The outputs of every step, (L, N, D*H) ((N, L, D*H) batch first, (L, D*H) unbatched where `ranks` allow
+    it), D directions, and the last states, of the initial states' sizes, (D*num_layers, N, H) (H: the first
+    state's last size, the projection's for an LSTM whose two states differ in size)."""
     need_floating(input, *states, *params)
-    if len({t.dtype for t in (input, *states, *params)}) != 1 or not params or known_bool(bidirectional):
-        raise Decline  # mixed dtypes, and the parameter counts of two directions: the meta kernel checks them
+    if len({t.dtype for t in (input, *states, *params)}) != 1 or not params or not isinstance(num_layers, int):
+        raise Decline  # mixed dtypes: the meta kernel says which
+    directions = 2 if known_bool(bidirectional) else 1
+    projections = len(states) == 2 and states[0].sizes[-1] != states[1].sizes[-1]
+    if len(params) != num_layers * directions * ((4 if known_bool(has_biases) else 2) + projections):
+        raise Decline  # a wrong parameter count: the meta kernel's message
     rank = len(input.sizes)
     need(rank in ranks and all(len(s.sizes) == rank for s in states), "RNN: input and hidden states' ranks")
     need(len(params[0].sizes) == 2 and same_size(params[0].sizes[1], input.sizes[-1]),
          "RNN: input.size(-1) must be equal to input_size")
+    need(all(same_size(s.sizes[0], num_layers * directions) for s in states), "RNN: hidden states per layer")
     batch = input.sizes[0] if known_bool(batch_first) and rank == 3 else input.sizes[1] if rank == 3 else 1
     need(rank == 2 or all(same_size(s.sizes[1], batch) for s in states), "RNN: batch sizes differ")
-    return [tensor(input.dtype, input.sizes[:-1] + states[0].sizes[-1:]), *(like(s) for s in states)]
+    size = states[0].sizes[-1]
+    return [tensor(input.dtype, input.sizes[:-1] + (None if size is None else directions * size,)),
+            *(like(s) for s in states)]
 
 
 @rule("aten::lstm.input")
 def _lstm(input: AbstractTensor, hx: list[AbstractTensor], params: list[AbstractTensor], has_biases: Any,
           num_layers: int, dropout: Any, train: Any, bidirectional: Any, batch_first: Any) -> list[T.TensorType]:
     need(len(hx) == 2, "lstm expects two hidden states")
-    return _recurrent(input, hx, params, bidirectional, batch_first)
+    return _recurrent(input, hx, params, has_biases, num_layers, bidirectional, batch_first)
 
 
 @rule("aten::gru.input")
 def _gru(input: AbstractTensor, hx: AbstractTensor, params: list[AbstractTensor], has_biases: Any,
          num_layers: int, dropout: Any, train: Any, bidirectional: Any, batch_first: Any) -> list[T.TensorType]:
-    return _recurrent(input, [hx], params, bidirectional, batch_first)
+    return _recurrent(input, [hx], params, has_biases, num_layers, bidirectional, batch_first)
 
 
 @rule("aten::rnn_tanh.input", "aten::rnn_relu.input")
 def _rnn(input: AbstractTensor, hx: AbstractTensor, params: list[AbstractTensor], has_biases: Any,
          num_layers: int, dropout: Any, train: Any, bidirectional: Any, batch_first: Any) -> list[T.TensorType]:
     """Unlike lstm and gru, these take unbatched (L, input_size) inputs too."""
-    return _recurrent(input, [hx], params, bidirectional, batch_first, ranks=(2, 3))
+    return _recurrent(input, [hx], params, has_biases, num_layers, bidirectional, batch_first, ranks=(2, 3))
 
 
 # ---- similarity and losses -------------------------------------------------------------------------------

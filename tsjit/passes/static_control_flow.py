@@ -3,7 +3,7 @@
 Much of TorchScript's control flow is static: `for i in range(3)`, loops over a ModuleList, `while k < i` inside
 such a loop, an `if` on a module's constant attribute. MLIR preparation needs it gone (tsjit/mlir/prepare.py: the
 TOSA and StableHLO backend contracts accept no `scf` ops, and a dead branch's in-place op would keep a program from
-value semantics). Five rewrites, repeated until none applies, remove it:
+value semantics). Six rewrites, repeated until none applies, remove it:
 
 - `fold_scalar_constants`: a scalar op (int, float, bool results, or lists of them that nothing writes; no
   tensors, no side effects) whose inputs are all constants (or list literals of constants: `x.device.type in
@@ -13,6 +13,9 @@ value semantics). Five rewrites, repeated until none applies, remove it:
   `attention(x, x, x)`) and of None with a value that cannot be None (an `Optional[Tensor]` argument given a
   tensor: nn.MultiheadAttention's `key_padding_mask is not None`, whose If otherwise keeps a branch that types
   never reach);
+- `decide_isinstance`: `prim::isinstance` of a value whose type now decides it is that constant: a Union or
+  Optional parameter of a function inlined where it is called with one of the members (F.gaussian_nll_loss's
+  `var: Tensor | float` given a tensor: `isinstance(var, float)` is False there, and its If goes with it);
 - `forward_tuple_elements`: `prim::TupleUnpack` and `prim::TupleIndex` (constant index) of a `prim::TupleConstruct`
   read its elements, so that constants packed into a tuple (`expected_hidden_size` in nn.LSTM's checks) reach the
   ops that fold them (lower_simple_tuples does the same but also runs dead code elimination without keeping the
@@ -67,8 +70,9 @@ def eliminate_static_control_flow(graph: Graph, unroll_loops: bool | Callable[[N
     unrolls = unroll_loops if callable(unroll_loops) else lambda loop: unroll_loops
     changed = False
     peeled: dict[Node, int] = {}
-    while fold_scalar_constants(graph) | forward_tuple_elements(graph) | forward_list_elements(graph) | \
-            fold_list_appends(graph) | inline_constant_ifs(graph) | peel_constant_loops(graph, peeled, unrolls):
+    while fold_scalar_constants(graph) | decide_isinstance(graph) | forward_tuple_elements(graph) | \
+            forward_list_elements(graph) | fold_list_appends(graph) | inline_constant_ifs(graph) | \
+            peel_constant_loops(graph, peeled, unrolls):
         changed = True
     return changed
 
@@ -92,6 +96,20 @@ def _foldable(node: Node) -> bool:
     if not all(isinstance(v.type, _FOLDABLE_TYPES) or _is_scalar_list(v) and _is_read_only(v) for v in node.outputs):
         return False
     return all(_is_constant_scalar(v) or _is_constant_list(v) for v in node.inputs)
+
+
+def decide_isinstance(graph: Graph) -> bool:
+    """Replace isinstance checks that the checked value's type decides by their answer."""
+    changed = False
+    for node in list(graph.all_nodes()):
+        if node.kind is prim.isinstance and (answer := _isinstance_decided(node)) is not None and log.opt_allowed():
+            changed |= _replace_by_constants(graph, node, [answer])
+    return changed
+
+
+def _isinstance_decided(node: Node) -> bool | None:
+    true_types, _, statically_true = ts.isinstance_partition(node.input().type, node.tys("types"))
+    return True if statically_true else False if not true_types else None
 
 
 def fold_list_appends(graph: Graph) -> bool:

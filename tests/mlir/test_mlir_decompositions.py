@@ -349,20 +349,6 @@ def test_kthvalue_on_iree():
     assert_close(run(*inputs), kth_values(*inputs))
 
 
-def splits_at_constant_indices(x: torch.Tensor, row: torch.Tensor):
-    return (torch.dsplit(x, [1, 2, 3]), torch.tensor_split(x, [1, 4], 1), torch.tensor_split(x, [4, 1, 9], -1),
-            torch.hsplit(x, [2]), torch.vsplit(x, [0, 5]), torch.hsplit(row, [3]), torch.tensor_split(x, [-2], 2))
-
-
-def test_splits_at_constant_indices_on_iree():
-    """tensor_split, hsplit, vsplit and dsplit at index lists: indices past the end (clamped), decreasing (an
-    empty piece), negative, 0; hsplit of a vector along its only dimension."""
-    inputs = (torch.randn(5, 6, 7), torch.randn(6))
-    run = iree.compile(tsjit.mlir.compile(tsjit.script(splits_at_constant_indices), list(inputs),
-                                          output_type="linalg-on-tensors"))
-    assert_close(run(*inputs), splits_at_constant_indices(*inputs))
-
-
 def indices_from_data(x: torch.Tensor, indices: torch.Tensor):
     return (torch.tensor_split(x, indices, 1), torch.tensor_split(x, indices, -1),
             torch.nonzero_static(torch.relu(x[0]), size=20), torch.nonzero_static(indices, size=2, fill_value=-7),

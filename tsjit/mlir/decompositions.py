@@ -1214,23 +1214,6 @@ def hsplit__int(self: Tensor, sections: int) -> List[Tensor]:
   return torch.split(self, self.size(dim) // sections, dim)
 def dsplit__int(self: Tensor, sections: int) -> List[Tensor]:
   return torch.split(self, self.size(2) // sections, 2)
-def tensor_split__indices(self: Tensor, indices: List[int], dim: int = 0) -> List[Tensor]:
-  # (constant indices: _ONLY_WHEN) the pieces between them, sliced as ATen slices them (clamped, empty where an
-  # index is below the one before)
-  along = self.transpose(0, dim)
-  pieces: List[Tensor] = []
-  start = 0
-  for end in indices:
-    pieces.append(along[start:end].transpose(0, dim))
-    start = end
-  pieces.append(along[start:].transpose(0, dim))
-  return pieces
-def vsplit__array(self: Tensor, indices: List[int]) -> List[Tensor]:
-  return tensor_split__indices(self, indices, 0)
-def hsplit__array(self: Tensor, indices: List[int]) -> List[Tensor]:
-  return tensor_split__indices(self, indices, 0 if self.dim() == 1 else 1)
-def dsplit__array(self: Tensor, indices: List[int]) -> List[Tensor]:
-  return tensor_split__indices(self, indices, 2)
 def nll_loss_nd(self: Tensor, target: Tensor, weight: Optional[Tensor] = None, reduction: int = 1,
                 ignore_index: int = -100) -> Tensor:
   if self.dim() <= 2:
@@ -1361,8 +1344,6 @@ _ONLY_WHEN = {
         _has_rank(node, 2, 1) if _is_constant(node, 4, None) else _has_rank(node, 4, 1)),
     # a list of indices as long as the type states (a 0-d tensor, a count of sections, makes as many pieces as its
     # value says: a list whose length is data)
-    **{name: lambda node: _constant_ints(node, 1) is not None for name in (
-        "tensor_split__indices", "vsplit__array", "hsplit__array", "dsplit__array")},
     "tensor_split__tensor_indices_or_sections": lambda node: _has_rank(node, 1, 1) and _has_static_sizes(
         node, 1, frozenset({torch.int64})),
     # as_strided reads the storage: a contiguous one, which a program's input is (as IREE passes it) and an

@@ -93,3 +93,39 @@ def test_ormqr_on_iree():
     run = iree.compile(tsjit.mlir.compile(tsjit.script(applied_reflectors), list(inputs),
                                           output_type="linalg-on-tensors"))
     assert_close(run(*inputs), applied_reflectors(*inputs))
+
+
+def matrix_exponentials(a: torch.Tensor, batch: torch.Tensor, zero: torch.Tensor, double: torch.Tensor):
+    return (torch.matrix_exp(a), torch.linalg.matrix_exp(batch), torch.matrix_exp(zero), torch.matrix_exp(double),
+            torch.matrix_exp(a * 10))
+
+
+def test_matrix_exp_on_iree():
+    """Scaling and squaring: matrices of small and large norms in one batch (each halved as often as it needs), no
+    halving at all (a zero matrix), float64."""
+    torch.manual_seed(0)
+    inputs = (torch.randn(5, 5), torch.randn(2, 3, 3) * torch.tensor([0.01, 3.0]).reshape(2, 1, 1), torch.zeros(3, 3),
+              torch.randn(4, 4, dtype=torch.float64) * 4)
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(matrix_exponentials), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), matrix_exponentials(*inputs))
+
+
+def ldl_solves(LD: torch.Tensor, pivots: torch.Tensor, B: torch.Tensor, LD_batch: torch.Tensor,
+               pivots_batch: torch.Tensor, B_batch: torch.Tensor):
+    return torch.linalg.ldl_solve(LD, pivots, B), torch.linalg.ldl_solve(LD_batch, pivots_batch, B_batch,
+                                                                         hermitian=True)
+
+
+def test_ldl_solve_on_iree():
+    """sytrs with the factor's pivots as data: 2x2 blocks at the start and in the middle (rows exchanged with a
+    later one), 1x1 blocks, a batch whose matrices pivot differently."""
+    torch.manual_seed(0)
+    symmetric = torch.tensor([[0.0, 1.0, 2.0, 0.5], [1.0, 0.0, 3.0, 1.0], [2.0, 3.0, 0.0, 4.0], [0.5, 1.0, 4.0, 9.0]])
+    batch = torch.randn(2, 4, 4)
+    batch = torch.stack([symmetric, batch[1] + batch[1].T])
+    LD, pivots = torch.linalg.ldl_factor(symmetric)
+    LD_batch, pivots_batch = torch.linalg.ldl_factor(batch)
+    inputs = (LD, pivots, torch.randn(4, 3), LD_batch, pivots_batch, torch.randn(2, 4, 2))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(ldl_solves), list(inputs), output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), ldl_solves(*inputs))

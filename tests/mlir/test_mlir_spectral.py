@@ -52,3 +52,20 @@ def test_pinv_of_an_empty_matrix_ignores_the_tolerances_on_iree():
     inputs = (torch.randn(3, 0), torch.randn(0, 2, 2), torch.rand(3, 0))
     run = iree.compile(tsjit.mlir.compile(tsjit.script(pinv_of_empty), list(inputs), output_type="linalg-on-tensors"))
     assert_close(run(*inputs), pinv_of_empty(*inputs))
+
+
+def condition_numbers(a: torch.Tensor, batch: torch.Tensor, singular: torch.Tensor, double: torch.Tensor):
+    cond = torch.linalg.cond
+    return (cond(a), cond(a, -2), cond(a, 1), cond(batch, float("inf")), cond(batch, -1), cond(batch, float("-inf")),
+            cond(a, "fro"), cond(singular, 1), cond(singular, "fro"), cond(double), cond(batch, 2))
+
+
+def test_condition_numbers_on_iree():
+    """In the 2-norm by the Jacobi singular values (p None, 2, -2), in the others as norm(A) norm(A^-1), batched;
+    a singular matrix's are infinite."""
+    torch.manual_seed(0)
+    inputs = (torch.randn(5, 5), torch.randn(2, 3, 3), torch.tensor([[1.0, 2.0], [2.0, 4.0]]),
+              torch.randn(4, 4, dtype=torch.float64))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(condition_numbers), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), condition_numbers(*inputs))

@@ -1334,6 +1334,9 @@ _ONLY_WHEN = {
         node, 1, lambda bins: True),
     "histogram__bin_ct": lambda node: (_has_static_sizes(node, 0, _FLOATING_DTYPES) or _has_rank(node, 0, 0)) and
     _is_constant_where(node, 1, lambda bins: True),
+    # (its loops over the length and the count of elements drawn unroll only when both are known)
+    "combinations": lambda node: _has_static_sizes(node, 0, _REAL_DTYPES) and _is_constant_where(
+        node, 1, lambda r: True),
     "nonzero_static": lambda node: _has_static_sizes(node, 0, _REAL_DTYPES) or _has_rank(node, 0, 0),
     # segments along axis 0 given by 1-D lengths or offsets (not by indices)
     "segment_reduce": lambda node: _is_constant_where(node, 1, lambda r: r in ("sum", "mean", "max", "min", "prod"))
@@ -1393,6 +1396,8 @@ _ONLY_WHEN = {
     "softmax__int": lambda node: _is_constant_where(node, 2, lambda dtype: dtype is not None),
     **{name: lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) for name in special_functions.FLOATING_ONLY},
     **{name: lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) for name in floating_point.FLOATING_ONLY},
+    **{name: lambda node: _has_dtype(node, 0, _SPECTRAL_DTYPES) and _has_dtype(node, 1, frozenset(
+        {node.inputs[0].type.dtype})) for name in floating_point.OF_LIKE_FLOATS},
     **{name: lambda node: _has_dtype(node, 0, _SINGLE_PRECISION) for name in special_functions.SINGLE_PRECISION_ONLY},
     "special_zeta": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES) and _has_dtype(  # (the result's dtype is
         node, 1, frozenset({node.inputs[0].type.dtype})),                               # the first argument's)
@@ -1411,6 +1416,7 @@ _ONLY_WHEN = {
     # U and V of full_matrices only when they are square
     **{name: lambda node, index=index: _has_static_matrix(node, index, _SPECTRAL_DTYPES)
        for name, index in spectral.STATIC_MATRIX_ARGUMENT.items()},
+    "linalg_cond__p_str": lambda node: _has_static_matrix(node, 0, _SPECTRAL_DTYPES) and _is_constant(node, 1, "fro"),
     "svd": lambda node: _has_static_matrix(node, 0, _SPECTRAL_DTYPES) and (
         _is_constant(node, 1, True) or _is_square(node, 0)),
     "linalg_svd": lambda node: _has_static_matrix(node, 0, _SPECTRAL_DTYPES) and (

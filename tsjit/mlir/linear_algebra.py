@@ -18,8 +18,12 @@ torch-mlir sees slices, matmuls and selects of static shapes:
   reflectors and tau are LAPACK's; Q (orgqr, householder_product) applies the reflectors to the identity, ormqr
   to its other operand (Q or Q^T, on either side), and lstsq's "gels" driver solves by QR of A (least squares) or
   of A^T (the least norm solution of a wide A).
+- `linalg_matrix_exp`: scaling and squaring (each matrix halved until its 1-norm is at most 1/2, its Taylor series
+  to the terms below the dtype's precision, squared back): not ATen's Pade-like polynomials of degree 1 to 18,
+  the same exponential to rounding (float32, 1-norms 0.5 to 44: within 6e-6 of the largest entry, eager 1.3e-6);
 - `_bunch_kaufman`: LDL^T with Bunch and Kaufman's pivots as sytf2 chooses them (1x1 or 2x2 blocks, pivots
-  1-based and negative for a 2x2 block); a 2x2 block takes two steps of the loop, the second one idle.
+  1-based and negative for a 2x2 block); a 2x2 block takes two steps of the loop, the second one idle. ldl_solve
+  solves with it as sytrs does, each step choosing by the pivots (data) between a 1x1 and a 2x2 block.
 Singular value and eigenvalue decompositions are iterative: tsjit/mlir/spectral.py.
 """
 
@@ -241,6 +245,29 @@ def ormqr(self: Tensor, input2: Tensor, input3: Tensor, left: bool = True, trans
   if left:
     return _reflect(self, input2, input3, not transpose)
   return _reflect(self, input2, input3.transpose(-2, -1), transpose).transpose(-2, -1)
+def _exp_taylor(A: Tensor, degree: int) -> Tensor:
+  # I + A + A^2 / 2! + ... + A^degree / degree!, by Horner's rule
+  identity = torch.eye(A.size(-1), dtype=A.dtype).expand_as(A)
+  result = identity
+  for step in range(degree):
+    result = identity + torch.matmul(A, result) / float(degree - step)
+  return result
+def linalg_matrix_exp(self: Tensor) -> Tensor:
+  # scaling and squaring: A halved s times until its 1-norm is at most 1/2, the Taylor series to the terms below
+  # the dtype's precision there, squared s times (s per matrix; the loops run to the largest)
+  norm = self.abs().sum(-2).amax(-1)
+  halvings = torch.clamp(torch.ceil(torch.log2(norm.to(6) * 2.0)), 0.0).unsqueeze(-1).unsqueeze(-1)  # (IREE has no
+  # float64 log2; one halving too few leaves a norm of at most 1, whose Taylor series is still as precise)
+  most = int(halvings.max().to(4))
+  A = self
+  for i in range(most):
+    A = torch.where(halvings > i, A * 0.5, A)
+  result = _exp_taylor(A, 18 if self.dtype == 7 else 10)  # (0.5^19 / 19! and 0.5^11 / 11! below their epsilons)
+  for i in range(most):
+    result = torch.where(halvings > i, torch.matmul(result, result), result)
+  return result
+def matrix_exp(self: Tensor) -> Tensor:
+  return linalg_matrix_exp(self)
 def linalg_qr(A: Tensor, mode: str = "reduced") -> Tuple[Tensor, Tensor]:  # (mode "r": see _ONLY_WHEN)
   a, tau = _householder_qr(A)
   if mode == "complete":
@@ -323,6 +350,73 @@ def linalg_ldl_factor_ex(self: Tensor, hermitian: bool = False,
 def linalg_ldl_factor(self: Tensor, hermitian: bool = False) -> Tuple[Tensor, Tensor]:
   LD, pivots, info = _bunch_kaufman(self)
   return LD, pivots
+def _rows_exchanged(x: Tensor, i: int, p: Tensor) -> Tensor:
+  # x with row i and row p (one 0-based index per matrix, shaped (..., 1, 1)) exchanged
+  rows = torch.arange(x.size(-2)).unsqueeze(-1)
+  row_p = torch.sum(torch.where(rows == p, x, torch.zeros_like(x)), [-2], True)
+  return torch.where(rows == i, row_p, torch.where(rows == p, x.narrow(-2, i, 1), x))
+def _entry(a: Tensor, i: int, j: int) -> Tensor:
+  return a.narrow(-2, i, 1).narrow(-1, j, 1)
+def _ldl_forward(LD: Tensor, pivots: Tensor, B: Tensor) -> Tensor:
+  # L D Y = B, block by block as sytrs (lower): the row exchange, the column's elimination below the block, the
+  # block's own solve (a 1x1 division, or a 2x2 block solved as LAPACK scales it by its off-diagonal entry)
+  n = LD.size(-1)
+  rows = torch.arange(n).unsqueeze(-1)
+  x = B
+  skip = torch.zeros_like(pivots.narrow(-1, 0, 1).unsqueeze(-1), dtype=11)  # torch.bool
+  for k in range(n):
+    p = pivots.narrow(-1, k, 1).unsqueeze(-1)
+    one = torch.logical_and(p > 0, torch.logical_not(skip))
+    two = torch.logical_and(p < 0, torch.logical_not(skip))
+    y = _rows_exchanged(x, k, p - 1)
+    y = y - torch.where(rows > k, LD.narrow(-1, k, 1), torch.zeros_like(y.narrow(-1, 0, 1))) * y.narrow(-2, k, 1)
+    after_one = torch.where(rows == k, y / _entry(LD, k, k), y)
+    after_two = x
+    if k + 1 < n:
+      y = _rows_exchanged(x, k + 1, -p - 1)
+      below = rows > k + 1
+      zero = torch.zeros_like(y.narrow(-1, 0, 1))
+      y = y - torch.where(below, LD.narrow(-1, k, 1), zero) * y.narrow(-2, k, 1) - torch.where(
+          below, LD.narrow(-1, k + 1, 1), zero) * y.narrow(-2, k + 1, 1)
+      off = _entry(LD, k + 1, k)
+      first = _entry(LD, k, k) / off
+      second = _entry(LD, k + 1, k + 1) / off
+      denominator = first * second - 1
+      upper = y.narrow(-2, k, 1) / off
+      lower = y.narrow(-2, k + 1, 1) / off
+      after_two = torch.where(rows == k, (second * upper - lower) / denominator,
+                              torch.where(rows == k + 1, (first * lower - upper) / denominator, y))
+    x = torch.where(one, after_one, torch.where(two, after_two, x))
+    skip = two
+  return x
+def _ldl_backward(LD: Tensor, pivots: Tensor, Y: Tensor) -> Tensor:
+  # L^T X = Y from the last row up: each block's rows less the products with the rows below it, then the row
+  # exchange; a 2x2 block is met at its second row, and the row above it is skipped
+  n = LD.size(-1)
+  rows = torch.arange(n).unsqueeze(-1)
+  x = Y
+  skip = torch.zeros_like(pivots.narrow(-1, 0, 1).unsqueeze(-1), dtype=11)
+  for step in range(n):
+    k = n - 1 - step
+    p = pivots.narrow(-1, k, 1).unsqueeze(-1)
+    one = torch.logical_and(p > 0, torch.logical_not(skip))
+    two = torch.logical_and(p < 0, torch.logical_not(skip))
+    zero = torch.zeros_like(x.narrow(-1, 0, 1))
+    below = torch.where(rows > k, x, torch.zeros_like(x))
+    reduced = x - torch.where(rows == k, torch.sum(LD.narrow(-1, k, 1) * below, [-2], True), torch.zeros_like(x))
+    after_one = _rows_exchanged(reduced, k, p - 1)
+    after_two = x
+    if k > 0:
+      reduced = reduced - torch.where(rows == k - 1, torch.sum(LD.narrow(-1, k - 1, 1) * below, [-2], True),
+                                      torch.zeros_like(x))
+      after_two = _rows_exchanged(reduced, k, -p - 1)
+    x = torch.where(one, after_one, torch.where(two, after_two, x))
+    skip = two
+  return x
+def linalg_ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, hermitian: bool = False) -> Tensor:
+  # (of real matrices: hermitian changes nothing) sytrs' two triangular solves with the factor's block pivots
+  piv = pivots.to(4)
+  return _ldl_backward(LD, piv, _ldl_forward(LD, piv, B))
 def linalg_lstsq(self: Tensor, b: Tensor, rcond: Optional[float] = None,
                  driver: Optional[str] = None) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
   # the "gels" driver (see _ONLY_WHEN): least squares by QR of A (m >= n), the least norm solution by QR of A^T
@@ -357,5 +451,5 @@ STATIC_MATRIX_ARGUMENT = {
     "lu_unpack": 0, "linalg_lu_solve": 0, "lu_solve": 1, "linalg_solve_triangular": 0, "triangular_solve": 1,
     "linalg_cholesky_ex": 0, "linalg_cholesky": 0, "cholesky": 0, "cholesky_solve": 1, "cholesky_inverse": 0,
     "geqrf": 0, "linalg_householder_product": 0, "orgqr": 0, "ormqr": 0, "linalg_qr": 0, "qr": 0, "linalg_lstsq": 0,
-    "linalg_ldl_factor_ex": 0, "linalg_ldl_factor": 0,
+    "linalg_ldl_factor_ex": 0, "linalg_ldl_factor": 0, "linalg_ldl_solve": 0, "linalg_matrix_exp": 0, "matrix_exp": 0,
 }

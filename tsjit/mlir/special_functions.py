@@ -1,4 +1,5 @@
-"""torch.special's orthogonal polynomials and Bessel functions in TorchScript, for decompositions.DECOMPOSITIONS.
+"""torch.special's orthogonal polynomials, Bessel and other special functions in TorchScript, for
+decompositions.DECOMPOSITIONS.
 
 The torch dialect has none of these operators (`aten::special_chebyshev_polynomial_t`, `aten::special_i0e`...), so
 each is written with the elementwise operators it has, computing what ATen's CPU kernel computes:
@@ -10,7 +11,9 @@ each is written with the elementwise operators it has, computing what ATen's CPU
   degree) are taken where ATen takes them, so results agree to rounding.
 - Bessel functions (J0, J1, Y0, Y1, the modified I0, I1, K0, K1 and their scaled forms) and ndtri use the
   Chebyshev series and rational functions of the Cephes Math Library (3-clause BSD), as ATen's kernels do, with
-  the same intervals; each coefficient list is summed by a generated function, unrolled (`_unrolled`).
+  the same intervals; each coefficient list is summed by a generated function, unrolled (`_unrolled`). So do
+  digamma (Cephes' psi: reflection, recurrence to 10, asymptotic series) and the Airy function Ai (power series
+  near 0, asymptotic forms beyond +-2.09), both in float32 as ATen computes them for single precision.
 """
 
 from __future__ import annotations
@@ -110,6 +113,24 @@ _COEFFICIENTS = {
         0.012371663481782003, 0.00030158155350823543, 2.6580697468673755e-06, 6.239745391849833e-09],
     "NDTRI_Q2": [1.0, 6.02427039364742, 3.6798356385616087, 1.3770209948908132, 0.21623699359449663,
         0.013420400608854318, 0.00032801446468212774, 2.8924786474538068e-06, 6.790194080099813e-09],
+    # the Airy function Ai: rational functions of 1 / zeta above 2.09 (AN / AD), of 1 / zeta^2 below -2.09 (AFN /
+    # AFD, AGN / AGD, the denominators' leading 1 written out: Cephes' p1evl)
+    "AIRY_AN": [0.346538101525629032477, 12.0075952739645805542, 76.2796053615234516538, 168.089224934630576269,
+        159.756391350164413639, 70.5360906840444183113, 14.0264691163389668864, 0.999999999999999995305],
+    "AIRY_AD": [0.567594532638770212846, 14.7562562584847203173, 84.5138970141474626562, 177.318088145400459522,
+        164.234692871529701831, 71.4778400825575695274, 14.0959135607834029598, 1.00000000000000000470],
+    "AIRY_AFN": [-0.131696323418331795333, -0.626456544431912369773, -0.693158036036933542233,
+        -0.279779981545119124951, -0.0491900132609500318020, -0.00406265923594885404393, -1.59276496239262096340e-4,
+        -2.77649108155232920844e-6, -1.67787698489114633780e-8],
+    "AIRY_AFD": [1.0, 13.3560420706553243746, 32.6825032795224613948, 26.7367040941499554804, 9.18707402907259625840,
+        1.47529146771666414581, 0.115687173795188044134, 0.00440291641615211203805, 7.54720348287414296618e-5,
+        4.51850092970580378464e-7],
+    "AIRY_AGN": [0.0197339932091685679179, 0.391103029615688277255, 1.06579897599595591108, 0.939169229816650230044,
+        0.351465656105547619242, 0.0633888919628925490927, 0.00585804113048388458567, 2.82851600836737019778e-4,
+        6.98793669997260967291e-6, 8.11789239554389293311e-8, 3.41551784765923618484e-10],
+    "AIRY_AGD": [1.0, 9.30892908077441974853, 19.8352928718312140417, 15.5646628932864612953, 5.47686069422975497931,
+        0.954293611618961883998, 0.0864580826352392193095, 0.00412656523824222607191, 1.01259085116509135510e-4,
+        1.17166733214413521882e-6, 4.91834570062930015649e-9],
     # the asymptotic series of digamma in 1 / x^2 (Bernoulli numbers B_2k / 2k)
     "PSI_A": [0.08333333333333333, -0.021092796092796094, 0.007575757575757576, -0.004166666666666667,
         0.003968253968253968, -0.008333333333333333, 0.08333333333333333],
@@ -294,6 +315,37 @@ def digamma(self: Tensor) -> Tensor:
   result = torch.where(negative, result - cotangent, result)
   result = torch.where(value == 0, torch.where(_signbit(value), float("inf"), float("-inf")), result)
   return torch.where(torch.logical_and(negative, fraction == 0), float("nan"), result).to(self.dtype)
+def special_airy_ai(x: Tensor) -> Tensor:
+  # Cephes' airy as ATen's kernel computes Ai, in float32: the power series c1 f(x) - c2 g(x) between -2.09 and
+  # 2.09 (10 terms: past float64's precision there, where ATen stops at its dtype's), the exponentially small
+  # asymptotic form above, the oscillating one below; 0 above 103.892, NaN at the infinities
+  value = x.to(6)  # torch.float32
+  root = torch.sqrt(torch.abs(value))
+  zeta = 2.0 * torch.abs(value) * root / 3.0
+  z = 1 / zeta
+  above = 0.5641895835477563 * (_polynomial_AIRY_AN(z) / _polynomial_AIRY_AD(z)) / (
+      2.0 * torch.sqrt(root) * torch.exp(zeta))  # sqrt(1 / pi)
+  square = z * z
+  magnitude = 1.0 + square * _polynomial_AIRY_AFN(square) / _polynomial_AIRY_AFD(square)
+  phase = z * _polynomial_AIRY_AGN(square) / _polynomial_AIRY_AGD(square)
+  theta = zeta + 0.7853981633974483  # pi / 4
+  below = 0.5641895835477563 / torch.sqrt(root) * (torch.sin(theta) * magnitude - torch.cos(theta) * phase)
+  cube = value * value * value
+  f = torch.ones_like(value)
+  g = value
+  uf = torch.ones_like(value)
+  ug = value
+  k = 1.0
+  for _ in range(10):
+    uf = uf * cube / (k + 1.0) / (k + 2.0)
+    ug = ug * cube / (k + 2.0) / (k + 3.0)
+    f = f + uf
+    g = g + ug
+    k += 3.0
+  series = 0.3550280538878172 * f - 0.2588194037928068 * g
+  result = torch.where(value < -2.09, below, torch.where(value >= 2.09, above, series))
+  result = torch.where(value > 103.892, 0.0, result)
+  return torch.where(torch.isinf(value), float("nan"), result).to(x.dtype)
 def special_digamma(self: Tensor) -> Tensor:
   return digamma(self)
 def special_psi(self: Tensor) -> Tensor:
@@ -443,7 +495,8 @@ def special_spherical_bessel_j0(x: Tensor) -> Tensor:
     _CEPHES.replace("EULER_MACLAURIN_TERMS\n", _euler_maclaurin_terms())
 
 # the operators above whose approximations hold to single precision (see decompositions._ONLY_WHEN)
-SINGLE_PRECISION_ONLY = ("special_erfcx", "special_log_ndtr", "digamma", "special_digamma", "special_psi")
+SINGLE_PRECISION_ONLY = ("special_erfcx", "special_log_ndtr", "digamma", "special_digamma", "special_psi",
+                         "special_airy_ai")
 
 # the other operators above, defined for floating arguments (see decompositions._ONLY_WHEN)
 FLOATING_ONLY = ("special_chebyshev_polynomial_t", "special_chebyshev_polynomial_u", "special_chebyshev_polynomial_v",

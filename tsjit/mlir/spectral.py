@@ -19,8 +19,8 @@ unknown p:
   until it is diagonal; the eigenvalues in ascending order, the eigenvectors the product of the rotations.
 Singular vectors and eigenvectors are unique only up to sign (and within repeated values): these are valid
 decompositions but not necessarily with LAPACK's signs. What is built on them without that freedom (singular
-values, eigenvalues, pinv, the nuclear norm, matrix_rank's count of singular values above the tolerance) agrees
-with eager to rounding.
+values, eigenvalues, pinv, the nuclear norm, matrix_rank's count of singular values above the tolerance, the
+condition number in the 2-norm) agrees with eager to rounding.
 """
 
 from __future__ import annotations
@@ -217,6 +217,26 @@ def nuclear_norm(self: Tensor, keepdim: bool = False) -> Tensor:
   return _nuclear_norm(self, [0, 1], keepdim)
 def nuclear_norm__dim(self: Tensor, dim: List[int], keepdim: bool = False) -> Tensor:
   return _nuclear_norm(self, dim, keepdim)
+def _infinite_if_singular(A: Tensor) -> Tensor:
+  # A's inverse, infinite where A is singular (as ATen fills it for the condition number)
+  inverse, info = linalg_inv_ex(A)
+  return torch.where((info > 0).unsqueeze(-1).unsqueeze(-1), float("inf"), inverse)
+def _extreme_sum(A: Tensor, summed: int, largest: bool) -> Tensor:
+  # the norm of order 1 (columns summed, the largest), -1, inf (rows summed), -inf
+  sums = A.abs().sum(summed)
+  return sums.amax(-1) if largest else sums.amin(-1)
+def linalg_cond(self: Tensor, p: Optional[number] = None) -> Tensor:
+  # in the 2-norm (p None, 2, -2) the ratio of the extreme singular values, else norm(A) norm(A^-1)
+  order = 2.0 if p is None else float(p)
+  if order == 2.0 or order == -2.0:
+    values = _singular_values(self)
+    ratio = values.select(-1, 0) / values.select(-1, -1)
+    return 1 / ratio if order == -2.0 else ratio
+  summed = -2 if order == 1.0 or order == -1.0 else -1
+  return _extreme_sum(self, summed, order > 0) * _extreme_sum(_infinite_if_singular(self), summed, order > 0)
+def linalg_cond__p_str(self: Tensor, p: str) -> Tensor:  # ("fro": _ONLY_WHEN; "nuc" takes the SVD of the inverse)
+  inverse = _infinite_if_singular(self)
+  return torch.sqrt((self * self).sum([-2, -1])) * torch.sqrt((inverse * inverse).sum([-2, -1]))
 """
 
 # operator -> the position of the matrix whose sizes and real dtype the loops need (decompositions' _ONLY_WHEN)
@@ -225,5 +245,5 @@ STATIC_MATRIX_ARGUMENT = {
     "linalg_pinv__atol_rtol_tensor": 0, "linalg_pinv__atol_rtol_float": 0, "linalg_pinv": 0,
     "linalg_pinv__rcond_tensor": 0, "pinverse": 0, "nuclear_norm": 0, "nuclear_norm__dim": 0,
     "linalg_matrix_rank__atol_rtol_tensor": 0, "linalg_matrix_rank__atol_rtol_float": 0, "linalg_matrix_rank": 0,
-    "linalg_matrix_rank__tol_tensor": 0,
+    "linalg_matrix_rank__tol_tensor": 0, "linalg_cond": 0,
 }

@@ -84,8 +84,45 @@ def _reduce(loss: Tensor, reduction: int) -> Tensor:
 #   the maximum) over a rectangle is taken one dimension at a time, window by window;
 # - pad in "reflect" and "replicate" modes with negative amounts (which cut the input): "'tensor.cast' op operand
 #   type 'tensor<5x3x4x9xf32>' and result type 'tensor<5x3x4x5xf32>'";
+# - embedding_bag: linalg lowers only the sum mode, and there its offset2bag result is empty (as eager's CPU fast
+#   path leaves it) while torch-mlir's own shape function gives it one element per index ("'tensor.cast' op
+#   operand type 'tensor<0xi64>' and result type 'tensor<5xi64>'"); each bag is a row of a membership matrix, and
+#   the auxiliary results are those of eager's general path (offset2bag, bag_size, max_indices);
 # gru_cell, lstm_cell and the RNN cells are not in the torch dialect (nn.GRUCell, nn.LSTMCell, nn.RNNCell).
 _PARTLY_LOWERED = """
+def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: bool = False, mode: int = 0,
+                  sparse: bool = False, per_sample_weights: Optional[Tensor] = None,
+                  include_last_offset: bool = False) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+  return _embedding_bags(weight, indices, offsets, mode, per_sample_weights, include_last_offset, None)
+def embedding_bag__padding_idx(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: bool, mode: int,
+                               sparse: bool, per_sample_weights: Optional[Tensor], include_last_offset: bool,
+                               padding_idx: Optional[int]) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+  return _embedding_bags(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx)
+def _embedding_bags(weight: Tensor, indices: Tensor, offsets: Tensor, mode: int, per_sample_weights: Optional[Tensor],
+                    include_last_offset: bool, padding_idx: Optional[int]) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+  # bag b holds the indices from offsets[b] up to the next offset (the last bag to the end, or with
+  # include_last_offset to the last offset, the count of indices); an index equal to padding_idx counts in no bag
+  bags = offsets.size(0) - 1 if include_last_offset else offsets.size(0)
+  positions = torch.arange(indices.size(0))
+  bag = torch.sum((positions.unsqueeze(1) >= offsets.unsqueeze(0)).to(4), [1]) - 1
+  member = bag.unsqueeze(0) == torch.arange(bags).unsqueeze(1)
+  if padding_idx is not None:
+    member = torch.logical_and(member, (indices != padding_idx).unsqueeze(0))
+  bag_size = torch.sum(member.to(4), [1])
+  rows = torch.index_select(weight, 0, indices)
+  if per_sample_weights is not None:
+    rows = rows * per_sample_weights.unsqueeze(1)
+  if mode == 2:
+    candidates = torch.where(member.unsqueeze(2), rows.unsqueeze(0), torch.full_like(rows, float("-inf")).unsqueeze(0))
+    maxima, position = torch.max(candidates, 1)
+    empty = (bag_size == 0).unsqueeze(1)
+    max_indices = torch.where(empty, torch.zeros_like(position), torch.index_select(indices, 0,
+                              position.reshape([-1])).reshape(position.shape))
+    return torch.where(empty, torch.zeros_like(maxima), maxima), bag, bag_size, max_indices
+  sums = torch.matmul(member.to(weight.dtype), rows)
+  if mode == 1:
+    sums = sums / torch.clamp_min(bag_size, 1).unsqueeze(1).to(weight.dtype)
+  return sums, bag, bag_size, bag_size  # (eager's max_indices of a sum or mean: the bag sizes)
 def instance_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Optional[Tensor],
                   running_var: Optional[Tensor], use_input_stats: bool, momentum: float, eps: float,
                   cudnn_enabled: bool) -> Tensor:

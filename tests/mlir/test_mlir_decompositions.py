@@ -350,6 +350,20 @@ def test_splits_at_index_lists_on_iree():
     assert_close(run(*inputs), splits_at_index_lists(*inputs))
 
 
+def nonzeros(scalar: torch.Tensor, x: torch.Tensor):
+    return torch.nonzero(scalar, as_tuple=False), torch.nonzero(x)
+
+
+def test_nonzero_of_a_0d_tensor_on_iree():
+    """nonzero of a 0-d tensor (op_db's sample; torch-mlir's lowering of it kills the process) is a row without
+    columns or none, from one compilation; of other ranks torch-mlir's own."""
+    x = torch.tensor([[1.0, 0.0], [0.0, 2.0]])
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(nonzeros), [torch.tensor(3.0), x],
+                                          output_type="linalg-on-tensors"))
+    for scalar in (torch.tensor(3.0), torch.tensor(0.0)):
+        assert_close(run(scalar, x), nonzeros(scalar, x))
+
+
 def embedding_bags(weight: torch.Tensor, indices: torch.Tensor, offsets: torch.Tensor, weights: torch.Tensor,
                    rows: torch.Tensor):
     f = torch.nn.functional

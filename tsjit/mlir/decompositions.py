@@ -894,6 +894,9 @@ def empty_permuted(size: List[int], physical_layout: List[int], dtype: Optional[
   physical = torch.empty([size[d] for d in physical_layout], dtype=dtype, layout=layout, device=device,
                          pin_memory=pin_memory)
   return physical.permute([physical_layout.index(d) for d in range(len(physical_layout))])
+def nonzero(self: Tensor) -> Tensor:
+  # (of a 0-d tensor, see _ONLY_WHEN) a row without columns if it is nonzero, none otherwise
+  return torch.nonzero(self.reshape([1]))[:, 0:0]
 def nonzero_static(self: Tensor, size: int, fill_value: int = -1) -> Tensor:
   # the k-th nonzero element (in row-major order) for each row k < size by a one-hot comparison of the running
   # count of nonzeros with k; rows past the count hold fill_value
@@ -1439,6 +1442,7 @@ _ONLY_WHEN = {
         node, 1, lambda bins: True),
     "histogram__bin_ct": lambda node: (_has_static_sizes(node, 0, _FLOATING_DTYPES) or _has_rank(node, 0, 0)) and
     _is_constant_where(node, 1, lambda bins: True),
+    "nonzero": lambda node: _has_rank(node, 0, 0),  # (torch-mlir's own of a 0-d tensor crashes the process)
     "nonzero_static": lambda node: _has_static_sizes(node, 0, _REAL_DTYPES) or _has_rank(node, 0, 0),
     # segments along axis 0 given by 1-D lengths or offsets (not by indices)
     "segment_reduce": lambda node: _is_constant_where(node, 1, lambda r: r in ("sum", "mean", "max", "min", "prod"))

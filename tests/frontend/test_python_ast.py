@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import inspect
+import io
 import sys
 from typing import NamedTuple
 
@@ -13,6 +14,7 @@ import pytest
 import torch
 from script_corpus import PROGRAMS, programs_py_sources
 
+import tsjit
 from tsjit.errors import CompileError, SourceParseError, TsjitError
 from tsjit.frontend.parser import parse_definitions, parse_expression
 from tsjit.frontend.python_ast import build_definitions, get_jit_class_def, get_jit_def, get_source
@@ -238,6 +240,21 @@ def test_fstrings_become_format_calls():
     assert [a.name.name for a in call.inputs] == ["name", "x"]
 
 
+def with_conversions(name: str, n: int, names: list[str], pair: tuple[str, int]) -> str:
+    return f"{name!r} {name!s} {n!r} {names!r} {pair!r} {repr(name)}"
+
+
+def test_fstring_conversions_are_repr_and_str_calls():
+    """`{x!r}` and `{x!s}` (torch.jit refuses both): repr quotes strings as Python does, in containers too."""
+    args = ("mean", 3, ["a", "b"], ("c", 1))
+    scripted = tsjit.script(with_conversions)
+    assert scripted(*args) == with_conversions(*args) == "'mean' mean 3 ['a', 'b'] ('c', 1) 'mean'"
+    buffer = io.BytesIO()
+    tsjit.save(scripted, buffer)
+    buffer.seek(0)
+    assert tsjit.load(buffer)(*args) == with_conversions(*args)
+
+
 def test_class_definitions():
     definition = get_jit_class_def(Module, "__torch__.Module")
     assert isinstance(definition, ClassDef) and definition.name.name == "__torch__.Module"
@@ -327,7 +344,7 @@ UNSUPPORTED = [
     ("    __jit_y = 1\n", "can't start with __jit", "__jit_y"),
     ("    return b'bytes'\n", "bytes literals aren't supported", "b'bytes'"),
     # (before Python 3.12, the parts of an f-string carry the position of the whole f-string)
-    ("    return f'{x!r}'\n", "Don't support conversion in JoinedStr", ("{x!r}", "f'{x!r}'")),
+    ("    return f'{x!a}'\n", "Don't support conversion !a in JoinedStr", ("{x!a}", "f'{x!a}'")),
     ("    return f'{x:>10}'\n", "Don't support formatting in JoinedStr", ("{x:>10}", "f'{x:>10}'")),
     ("    with a as (b, c):\n        pass\n", "with-statement targets must be simple names", "(b, c)"),
 ]

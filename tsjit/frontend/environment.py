@@ -58,6 +58,7 @@ def _compiler_globals() -> dict[str, SugaredValue]:
         "int": magic("__int__", CastValue(T.IntType.get(), aten.Int)),
         "bool": magic("__bool__", CastValue(T.BoolType.get(), aten.Bool)),
         "str": magic("__str__", CastValue(T.StringType.get(), aten.str)),
+        "repr": BuiltinFunction(prim.repr),  # (not in TorchScript: f-strings' `{x!r}`)
         "getattr": SpecialFormValue(prim.GetAttr),
         "hasattr": SpecialFormValue(prim.HasAttr),
         "isinstance": SpecialFormValue(prim.isinstance),

@@ -601,14 +601,22 @@ class _Builder:
                 continue
             self._check_formatted_value(part)
             template.append("{}")
-            values.append(self.build_expr(part.value))
+            values.append(self._converted(part))
         where = self.context.range(node)
         method = Select.create(where, StringLiteral.create(where, "".join(template)), Ident.create(where, "format"))
         return Apply.create(where, method, values)
 
+    def _converted(self, part: ast.FormattedValue) -> Expr:
+        """`{x}`, and `{x!s}` / `{x!r}` as `str(x)` / `repr(x)` (torch.jit supports no conversion)."""
+        value = self.build_expr(part.value)
+        if part.conversion == -1:
+            return value
+        convert = {ord("s"): "str", ord("r"): "repr"}[part.conversion]
+        return Apply.create(value.range, Var.create(value.range, Ident.create(value.range, convert)), [value])
+
     def _check_formatted_value(self, part: ast.FormattedValue) -> None:
-        if part.conversion != -1:
-            raise CompileError("Don't support conversion in JoinedStr", self.context.range(part))
+        if part.conversion == ord("a"):
+            raise CompileError("Don't support conversion !a in JoinedStr", self.context.range(part))
         if part.format_spec is not None:
             raise CompileError("Don't support formatting in JoinedStr", self.context.range(part))
 

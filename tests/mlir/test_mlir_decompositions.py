@@ -364,6 +364,19 @@ def test_nonzero_of_a_0d_tensor_on_iree():
         assert_close(run(scalar, x), nonzeros(scalar, x))
 
 
+def polygammas(x: torch.Tensor):
+    return torch.polygamma(1, x), torch.polygamma(2, x), torch.special.polygamma(3, x), torch.polygamma(1, -x)
+
+
+def test_polygamma_on_iree():
+    """polygamma of order 1 to 3 (op_db's polygamma and special.polygamma: not in the torch dialect) by the Hurwitz
+    zeta function, also of negative arguments, whose negation refinement types only after the first
+    decompositions (decomposed in turn: the zeta a decomposition brings is decomposed too)."""
+    x = torch.rand(4, 5) * 5 + 0.1
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(polygammas), [x], output_type="linalg-on-tensors"))
+    assert_close(run(x), polygammas(x))
+
+
 def embedding_bags(weight: torch.Tensor, indices: torch.Tensor, offsets: torch.Tensor, weights: torch.Tensor,
                    rows: torch.Tensor):
     f = torch.nn.functional

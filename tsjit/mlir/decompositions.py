@@ -894,6 +894,19 @@ def empty_permuted(size: List[int], physical_layout: List[int], dtype: Optional[
   physical = torch.empty([size[d] for d in physical_layout], dtype=dtype, layout=layout, device=device,
                          pin_memory=pin_memory)
   return physical.permute([physical_layout.index(d) for d in range(len(physical_layout))])
+def polygamma(n: int, self: Tensor) -> Tensor:
+  return _polygamma(n, self)
+def special_polygamma(n: int, self: Tensor) -> Tensor:
+  return _polygamma(n, self)
+def _polygamma(n: int, self: Tensor) -> Tensor:
+  # (n >= 1 of a floating tensor, see _ONLY_WHEN) (-1)^(n+1) n! zeta(n + 1, x), as ATen computes it; the order
+  # is a tensor that depends on x (a NaN where x is one, as the result is): a constant one (full_like) made
+  # special_zeta's decomposition NaN everywhere on IREE
+  factorial = 1.0
+  for k in range(2, n + 1):
+    factorial = factorial * k
+  order = torch.where(torch.isnan(self), self, torch.full_like(self, n + 1))
+  return (factorial if n % 2 == 1 else -factorial) * torch.special_zeta(order, self)
 def nonzero(self: Tensor) -> Tensor:
   # (of a 0-d tensor, see _ONLY_WHEN) a row without columns if it is nonzero, none otherwise
   return torch.nonzero(self.reshape([1]))[:, 0:0]
@@ -1442,6 +1455,8 @@ _ONLY_WHEN = {
         node, 1, lambda bins: True),
     "histogram__bin_ct": lambda node: (_has_static_sizes(node, 0, _FLOATING_DTYPES) or _has_rank(node, 0, 0)) and
     _is_constant_where(node, 1, lambda bins: True),
+    **{name: lambda node: _is_constant_where(node, 0, lambda n: n >= 1) and _has_dtype(node, 1, _FLOATING_DTYPES)
+       for name in ("polygamma", "special_polygamma")},
     "nonzero": lambda node: _has_rank(node, 0, 0),  # (torch-mlir's own of a 0-d tensor crashes the process)
     "nonzero_static": lambda node: _has_static_sizes(node, 0, _REAL_DTYPES) or _has_rank(node, 0, 0),
     # segments along axis 0 given by 1-D lengths or offsets (not by indices)

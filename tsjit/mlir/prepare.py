@@ -273,9 +273,10 @@ def _rewrite(graph: Graph, options: Options, device: torch.device) -> None:
 def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstract], options: Options) -> None:
     """Refine types. Recurrent layers (unrolled over their refined sequence length), static sizes and select-Ifs
     are found with refined types, and what replaces them is refined again. So are the decompositions that hold
-    only for some dtypes (tsjit/mlir/decompositions.py), on values whose dtype only refinement knows."""
+    only for some dtypes (tsjit/mlir/decompositions.py), on values whose dtype only refinement knows, until
+    none is left (a decomposition may call another one: polygamma's zeta)."""
     shapes.refine_types(entry, arguments)
-    if any([run_pass(decompose_unknown_operators, graph) for graph in graphs]):
+    while any([run_pass(decompose_unknown_operators, graph) for graph in graphs]):
         shapes.refine_types(entry, arguments)
     if any([run_pass(decompose_recurrent_layers, graph) for graph in graphs]):
         for graph in graphs:

@@ -37,7 +37,8 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   the dimensions of a zero-element tensor dies of a floating point exception in torch-mlir (F.unfold of a batch
   of 0), StableHLO's gather of a 0x0 matrix aborts in LLVM (linalg.svd). A tensor without elements is all its
   type, so an aten op whose tensor results all have static sizes with a 0 (and writes nothing) is replaced by
-  zeros of those types.
+  zeros of those types; so is a matrix product over a shared dimension of size 0 (op_db's linalg.pinv.singular,
+  `pinv(a @ b.mT)` of 3x0 matrices: IREE's compiler crashed on the 3x3 linalg.matmul reading 3x0 operands).
 - `decompose_range_ops`: `for j in range(a, b, step)` counts with `aten::__range_length` and
   `aten::__derive_index`, which the linalg backend lowers only when everything is constant; with a constant step
   they become int arithmetic, which it lowers.
@@ -722,11 +723,12 @@ def replace_uninitialized(graph: Graph) -> bool:
 
 
 def replace_empty_results(graph: Graph) -> bool:
-    """An aten op whose results are all tensors of static sizes without elements -> zeros of those types (the op
-    itself is left for dead-code elimination, which keeps it where it may raise or has side effects)."""
+    """An aten op whose results are all tensors of static sizes without elements, or a matrix product over an
+    empty dimension -> zeros of those types (the op itself is left for dead-code elimination, which keeps it where
+    it may raise or has side effects)."""
     changed = False
     for node in [n for n in graph.all_nodes() if n.kind.ns == "aten" and n.kind is not aten.zeros and
-                                            _has_only_empty_results(n)]:
+                                            (_has_only_empty_results(n) or _multiplies_over_nothing(n))]:
         if _writes_tensor(node) or not any(o.uses for o in node.outputs) or not log.opt_allowed():
             continue
         with graph.insert_point_guard(node):
@@ -734,6 +736,16 @@ def replace_empty_results(graph: Graph) -> bool:
                 output.replace_all_uses_with(_zero_of(graph, output.type))
         changed = True
     return changed
+
+
+def _multiplies_over_nothing(node: Node) -> bool:
+    """A matrix product whose operands' shared dimension has the static size 0: zeros of its (static) type."""
+    if node.kind not in (aten.matmul, aten.mm, aten.bmm) or len(node.outputs) != 1:
+        return False
+    sizes = getattr(node.inputs[0].type, "sizes", None)
+    result = node.output().type
+    return bool(sizes) and sizes[-1] == 0 and isinstance(result, ts.TensorType) and result.dtype is not None and \
+        result.sizes is not None and None not in result.sizes
 
 
 def _has_only_empty_results(node: Node) -> bool:

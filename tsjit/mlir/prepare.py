@@ -108,7 +108,8 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   operands"; a nested tuple result is returned flat, and the caller (tsjit.mlir.iree) nests it again by the
   program's result type. (These two change the signature the examples are flattened to, so unlike the other
   rewrites they do not ask `tsjit.log.opt_allowed()`: skipping one would break the call.)
-- example arguments specialize `Optional[T]` arguments to T (the boundary allows no optional), as TorchScript's
+- example arguments specialize `Optional[T]` arguments to T (the boundary allows no optional; nor a Union, whose
+  member the example is then the argument's type), as TorchScript's
   profiling executor specializes on whether an optional is None.
 - private attributes and methods: see tsjit/mlir/objects.py, where the object graph is written.
 
@@ -127,7 +128,7 @@ from dataclasses import dataclass, field
 import torch
 
 from tsjit import log
-from tsjit.errors import MLIRError
+from tsjit.errors import MLIRError, TsjitError
 from tsjit.ir import types as ts
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Block, Graph, Node
@@ -400,7 +401,8 @@ def _flatten_example(type_: ts.Type, example) -> list:
 
 
 def _specialize_inputs(graph: Graph, examples: Sequence) -> None:
-    """Annotated tensor inputs get their refined type; an `Optional[T]` input given a T becomes T."""
+    """Annotated tensor inputs get their refined type; an `Optional[T]` input given a T becomes T, a Union input
+    the member its example belongs to."""
     for value, example in zip(graph.inputs, examples):
         annotation = annotation_from(example)
         declared = value.type.elem if isinstance(value.type, ts.OptionalType) else value.type
@@ -410,6 +412,18 @@ def _specialize_inputs(graph: Graph, examples: Sequence) -> None:
             value.set_type(annotation.tensor_type())
         elif example is not None and isinstance(value.type, ts.OptionalType):
             value.set_type(declared)
+        elif example is not None and isinstance(value.type, ts.UnionType):
+            value.set_type(_member_of(value.type, example))
+
+
+def _member_of(union: ts.UnionType, example) -> ts.Type:
+    """The member of a Union input an example belongs to (the Union itself where none or several may hold it)."""
+    try:
+        example_type = ts.type_of(example)
+    except TsjitError:
+        return union
+    members = [t for t in union.types if example_type.is_subtype_of(t)]
+    return members[0] if len(members) == 1 else union
 
 
 def _abstract_argument(type_: ts.Type, example) -> shapes.Abstract:

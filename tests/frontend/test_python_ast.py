@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import inspect
+import io
 import sys
 from typing import NamedTuple
 
@@ -13,6 +14,7 @@ import pytest
 import torch
 from script_corpus import PROGRAMS, programs_py_sources
 
+import tsjit
 from tsjit.errors import CompileError, SourceParseError, TsjitError
 from tsjit.frontend.parser import parse_definitions, parse_expression
 from tsjit.frontend.python_ast import build_definitions, get_jit_class_def, get_jit_def, get_source
@@ -238,6 +240,46 @@ def test_fstrings_become_format_calls():
     assert [a.name.name for a in call.inputs] == ["name", "x"]
 
 
+def with_conversions(name: str, n: int, names: list[str], pair: tuple[str, int]) -> str:
+    return f"{name!r} {name!s} {n!r} {names!r} {pair!r} {repr(name)}"
+
+
+def test_fstring_conversions_are_repr_and_str_calls():
+    """`{x!r}` and `{x!s}` (torch.jit refuses both): repr quotes strings as Python does, in containers too."""
+    args = ("mean", 3, ["a", "b"], ("c", 1))
+    scripted = tsjit.script(with_conversions)
+    assert scripted(*args) == with_conversions(*args) == "'mean' mean 3 ['a', 'b'] ('c', 1) 'mean'"
+    buffer = io.BytesIO()
+    tsjit.save(scripted, buffer)
+    buffer.seek(0)
+    assert tsjit.load(buffer)(*args) == with_conversions(*args)
+
+
+def with_local_imports(x: torch.Tensor) -> torch.Tensor:
+    import math
+
+    import torch.nn.functional as F
+    from torch.nn.functional import gelu
+    from torch.nn.functional import relu as positive
+    return positive(x) + gelu(x) + F.silu(x) * math.pi
+
+
+def test_imports_inside_a_function_bind_what_python_binds():
+    """`import` and `from ... import` in a function body (torch.jit refuses them) bind the module, attribute or
+    submodule found when the function compiles, as the same names bound as globals would be."""
+    x = torch.randn(4)
+    assert torch.allclose(tsjit.script(with_local_imports)(x), with_local_imports(x))
+
+
+def test_a_failing_import_is_a_compile_error():
+    def imports_nothing(x: torch.Tensor) -> torch.Tensor:
+        from torch.nn import no_such_name
+        return no_such_name(x)
+
+    with pytest.raises(CompileError, match="cannot import torch.nn.no_such_name"):
+        tsjit.script(imports_nothing)
+
+
 def test_class_definitions():
     definition = get_jit_class_def(Module, "__torch__.Module")
     assert isinstance(definition, ClassDef) and definition.name.name == "__torch__.Module"
@@ -306,8 +348,7 @@ UNSUPPORTED = [
     ("    try:\n        pass\n    except E:\n        pass\n", "try blocks aren't supported", "try"),
     ("    global g\n", "global variables aren't supported", "global"),
     ("    nonlocal g\n", "nonlocal variables aren't supported", "nonlocal"),
-    ("    import os\n", "import statements aren't supported", "import"),
-    ("    from os import path\n", "import statements aren't supported", "from"),
+    ("    from os import *\n", "import * isn't supported", "from"),
     ("    def g():\n        pass\n", "function definitions aren't supported", "def"),
     ("    class A:\n        pass\n", "class definitions aren't supported", "class"),
     ("    async def g():\n        pass\n", "async function definitions aren't supported", "async def"),
@@ -327,7 +368,7 @@ UNSUPPORTED = [
     ("    __jit_y = 1\n", "can't start with __jit", "__jit_y"),
     ("    return b'bytes'\n", "bytes literals aren't supported", "b'bytes'"),
     # (before Python 3.12, the parts of an f-string carry the position of the whole f-string)
-    ("    return f'{x!r}'\n", "Don't support conversion in JoinedStr", ("{x!r}", "f'{x!r}'")),
+    ("    return f'{x!a}'\n", "Don't support conversion !a in JoinedStr", ("{x!a}", "f'{x!a}'")),
     ("    return f'{x:>10}'\n", "Don't support formatting in JoinedStr", ("{x:>10}", "f'{x:>10}'")),
     ("    with a as (b, c):\n        pass\n", "with-statement targets must be simple names", "(b, c)"),
 ]

@@ -2,6 +2,8 @@
 
 - Factory functions take `requires_grad=` (PyTorch's argument parser applies it; no schema has it): the call is
   matched without it and the result gets `aten::requires_grad_`.
+- `torch.nonzero(x, as_tuple=...)` (torch.jit refuses the keyword): a constant False is `aten::nonzero`, True
+  `aten::nonzero_numpy` (a list of index tensors, where Python gives a tuple).
 - `torch.get_default_dtype()` has no operator: it is prim::get_default_dtype, read when the program runs.
 - A Tensor subclass in an annotation (`input: Tensor | MaskedTensor`) is Tensor, as in torch.jit.
 - A set literal as the container of a membership test (`name in {"sum", "prod"}`) is a list literal.
@@ -56,6 +58,28 @@ def test_requires_grad_stays_an_error_where_no_schema_is_a_factory():
         return torch.sin(x, requires_grad=True)
 
     with pytest.raises(tsjit.errors.CompileError, match="requires_grad"):
+        tsjit.script(fn)
+
+
+# ---- nonzero(as_tuple=) -----------------------------------------------------------------------------------------
+def _nonzeros(x):
+    return torch.nonzero(x, as_tuple=False), x.nonzero(as_tuple=True), torch.nonzero(x[0], as_tuple=True)
+
+
+def test_nonzero_as_tuple_picks_the_operator_as_pythons_nonzero_does():
+    x = torch.tensor([[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]])
+    matrix, per_dimension, of_row = tsjit.script(_nonzeros)(x)
+    expected = _nonzeros(x)
+    assert torch.equal(matrix, expected[0])
+    assert isinstance(per_dimension, list) and all(map(torch.equal, per_dimension, expected[1]))
+    assert len(of_row) == 1 and torch.equal(of_row[0], expected[2][0])
+
+
+def test_nonzero_as_tuple_must_be_a_constant():
+    def fn(x, flag: bool):
+        return torch.nonzero(x, as_tuple=flag)
+
+    with pytest.raises(tsjit.errors.CompileError, match="as_tuple must be a constant"):
         tsjit.script(fn)
 
 

@@ -383,6 +383,55 @@ def test_splits_at_index_lists_on_iree():
     assert_close(run(*inputs), splits_at_index_lists(*inputs))
 
 
+def nonzeros(scalar: torch.Tensor, x: torch.Tensor):
+    return torch.nonzero(scalar, as_tuple=False), torch.nonzero(x)
+
+
+def test_nonzero_of_a_0d_tensor_on_iree():
+    """nonzero of a 0-d tensor (op_db's sample; torch-mlir's lowering of it kills the process) is a row without
+    columns or none, from one compilation; of other ranks torch-mlir's own."""
+    x = torch.tensor([[1.0, 0.0], [0.0, 2.0]])
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(nonzeros), [torch.tensor(3.0), x],
+                                          output_type="linalg-on-tensors"))
+    for scalar in (torch.tensor(3.0), torch.tensor(0.0)):
+        assert_close(run(scalar, x), nonzeros(scalar, x))
+
+
+def polygammas(x: torch.Tensor):
+    return torch.polygamma(1, x), torch.polygamma(2, x), torch.special.polygamma(3, x), torch.polygamma(1, -x)
+
+
+def test_polygamma_on_iree():
+    """polygamma of order 1 to 3 (op_db's polygamma and special.polygamma: not in the torch dialect) by the Hurwitz
+    zeta function, also of negative arguments, whose negation refinement types only after the first
+    decompositions (decomposed in turn: the zeta a decomposition brings is decomposed too)."""
+    x = torch.rand(4, 5) * 5 + 0.1
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(polygammas), [x], output_type="linalg-on-tensors"))
+    assert_close(run(x), polygammas(x))
+
+
+def embedding_bags(weight: torch.Tensor, indices: torch.Tensor, offsets: torch.Tensor, weights: torch.Tensor,
+                   rows: torch.Tensor):
+    f = torch.nn.functional
+    return (f.embedding_bag(indices, weight, offsets, mode="sum", per_sample_weights=weights),
+            f.embedding_bag(indices, weight, offsets, mode="max", padding_idx=1),
+            f.embedding_bag(rows, weight, mode="mean", padding_idx=2),
+            f.embedding_bag(indices, weight, torch.cat([offsets, torch.tensor([8])]), include_last_offset=True),
+            torch.embedding_bag(weight, indices, offsets, False, 1, False, None, False, None),
+            torch.embedding_bag(weight, indices, offsets, False, 2, False, None, False, None))
+
+
+def test_embedding_bag_on_iree():
+    """embedding_bag (linalg lowers only sums, whose offset2bag it types wrongly: op_db's embedding_bag): sums
+    with per-sample weights, means and maxima, with an empty bag, padding indices, 2-d indices and a last offset
+    that ends the last bag; the auxiliary results of means and maxima as eager's."""
+    inputs = (torch.randn(10, 5), torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 3, 3, 6]), torch.rand(8),
+              torch.tensor([[1, 2, 2], [2, 2, 2], [0, 9, 2]]))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(embedding_bags), list(inputs),
+                                          output_type="linalg-on-tensors"))
+    assert_close(run(*inputs), embedding_bags(*inputs))
+
+
 def histograms(x: torch.Tensor, points: torch.Tensor, weight: torch.Tensor, scalar: torch.Tensor):
     return (torch.histogram(x, bins=4), torch.histogram(x, bins=3, range=(-1.0, 1.0), weight=weight, density=True),
             torch.histogramdd(points, bins=[2, 3]), torch.histogramdd(points, bins=2, range=[-1.0, 1.0, 0.0, 2.0],

@@ -123,6 +123,22 @@ def test_arguments_left_out_take_their_defaults():
     assert "%arg1: !torch.float" in str(tsjit_program)
 
 
+def scaled_by_int_or_list(x: torch.Tensor, scale: int | list[int]):
+    if isinstance(scale, int):
+        return x * scale
+    return x * scale[0]
+
+
+def test_a_union_argument_takes_its_examples_member():
+    """The boundary allows no Union: given an int, `scale` is an int, and `isinstance` on it is decided (no
+    prim::isinstance reaches the importer, which cannot import it)."""
+    import tsjit
+    import tsjit.mlir
+
+    text = str(tsjit.mlir.compile(tsjit.script(scaled_by_int_or_list), [torch.randn(3), 2]))
+    assert "%arg1: !torch.int" in text and "torch.prim.If" not in text
+
+
 # ---- which loops unroll ------------------------------------------------------------------------------------------
 def sizes_then_repeated_doubling(x: torch.Tensor):
     dims: list[int] = []

@@ -36,3 +36,15 @@ graph(%x : Float(0, 4), %w : Float(2, 4), %u : Tensor):
   %r : (Tensor, Tensor, Tensor) = prim::TupleConstruct(%a, %b, %c)
   return (%r)""", changed=False, present=["aten::add_", "aten::relu(%w)", "aten::relu(%u)"],
                inputs=[(torch.randn(0, 4), torch.randn(2, 4), torch.randn(3))])
+
+
+def test_a_matrix_product_over_an_empty_dimension_becomes_zeros():
+    """`a @ b.mT` of 3x0 matrices (op_db's linalg.pinv.singular, which IREE's compiler crashed on) is 3x3 zeros; a
+    product over a dimension of another size stays."""
+    check_pass(replace_empty_results, """
+graph(%a : Float(3, 0), %b : Float(0, 3), %c : Float(3, 2), %d : Float(2, 3)):
+  %p : Float(3, 3) = aten::matmul(%a, %b)
+  %q : Float(3, 3) = aten::mm(%c, %d)
+  %r : (Tensor, Tensor) = prim::TupleConstruct(%p, %q)
+  return (%r)""", present=["aten::zeros", "aten::mm(%c, %d)"],
+               inputs=[(torch.randn(3, 0), torch.randn(0, 3), torch.randn(3, 2), torch.randn(2, 3))])

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tsjit.errors import CompileError
+from tsjit.frontend.python_ast import IMPORT_FORM
 from tsjit.frontend.sugared_value import (
     BuiltinFunction,
     CastValue,
@@ -58,9 +59,11 @@ def _compiler_globals() -> dict[str, SugaredValue]:
         "int": magic("__int__", CastValue(T.IntType.get(), aten.Int)),
         "bool": magic("__bool__", CastValue(T.BoolType.get(), aten.Bool)),
         "str": magic("__str__", CastValue(T.StringType.get(), aten.str)),
+        "repr": BuiltinFunction(prim.repr),  # (not in TorchScript: f-strings' `{x!r}`)
         "getattr": SpecialFormValue(prim.GetAttr),
         "hasattr": SpecialFormValue(prim.HasAttr),
         "isinstance": SpecialFormValue(prim.isinstance),
+        IMPORT_FORM: SpecialFormValue(prim.Import),
         "_to_tensor": CastValue(T.TensorType.get(), prim.NumToTensor),
         "len": magic("__len__", BuiltinFunction(aten.len)),
         "hex": magic("__hex__", BuiltinFunction(aten.hex)),

@@ -77,6 +77,7 @@ from tsjit.source import lexer as lx
 from tsjit.source.source_range import Source, SourceRange
 
 RESERVED_PREFIX = "__jit"
+IMPORT_FORM = RESERVED_PREFIX + "_import"  # the special form an import statement becomes (special_forms.emit_import)
 VARARG_KWARG_MESSAGE = ("Compiled functions can't take variable number of arguments or use keyword-only "
                         "arguments with defaults")
 
@@ -90,8 +91,6 @@ UNSUPPORTED_NODES: dict[type, tuple[str, str]] = {
     ast.Try: ("try blocks", "try"),
     ast.Global: ("global variables", "global"),
     ast.Nonlocal: ("nonlocal variables", "nonlocal"),
-    ast.Import: ("import statements", "import"),
-    ast.ImportFrom: ("import statements", "from"),
     ast.Match: ("match statements", "match"),
     ast.AnnAssign: ("annotated assignments", ""),
     ast.Lambda: ("lambda expressions", ""),
@@ -449,13 +448,35 @@ class _Builder:
     # statements ------------------------------------------------------------------------------------------------
 
     def _build_stmts(self, nodes: Sequence[ast.stmt]) -> list[Stmt]:
-        return _present([self.build_stmt(node) for node in nodes])
+        built = [self.build_stmt(node) for node in nodes]
+        return _present([s for stmt in built for s in (stmt if isinstance(stmt, list) else [stmt])])
 
     def build_stmt(self, node: ast.stmt) -> Stmt | None:
         method = getattr(self, "build_" + type(node).__name__, None)
         if method is None:
             raise unsupported(self.context, node)
         return method(node)
+
+    def build_Import(self, node: ast.Import) -> list[Stmt]:
+        """`import a.b` binds `a`, `import a.b as c` binds `c` to `a.b` (torch.jit refuses import statements):
+        assignments of IMPORT_FORM's result, the module found when the function compiles."""
+        return [self._import_binding(node, alias.asname or alias.name.split(".")[0],
+                                     alias.name if alias.asname else alias.name.split(".")[0], None)
+                for alias in node.names]
+
+    def build_ImportFrom(self, node: ast.ImportFrom) -> list[Stmt]:
+        """`from .m import a as b` binds `b` to attribute (or submodule) `a` of module `.m`."""
+        module = "." * node.level + (node.module or "")
+        if any(alias.name == "*" for alias in node.names):
+            raise CompileError("import * isn't supported", self._keyword(node, "from"))
+        return [self._import_binding(node, alias.asname or alias.name, module, alias.name) for alias in node.names]
+
+    def _import_binding(self, node: ast.stmt, name: str, module: str, attribute: str | None) -> Stmt:
+        where = self.context.range(node)
+        arguments = [StringLiteral.create(where, module)] + ([StringLiteral.create(where, attribute)] if attribute
+                                                              else [])
+        value = Apply.create(where, Var.create(where, Ident.create(where, IMPORT_FORM)), arguments)
+        return Assign.create(where, [Var.create(where, Ident.create(where, name))], value)
 
     def build_Expr(self, node: ast.Expr) -> Stmt | None:
         """An expression statement; a lone string (a docstring) is dropped."""
@@ -601,14 +622,22 @@ class _Builder:
                 continue
             self._check_formatted_value(part)
             template.append("{}")
-            values.append(self.build_expr(part.value))
+            values.append(self._converted(part))
         where = self.context.range(node)
         method = Select.create(where, StringLiteral.create(where, "".join(template)), Ident.create(where, "format"))
         return Apply.create(where, method, values)
 
+    def _converted(self, part: ast.FormattedValue) -> Expr:
+        """`{x}`, and `{x!s}` / `{x!r}` as `str(x)` / `repr(x)` (torch.jit supports no conversion)."""
+        value = self.build_expr(part.value)
+        if part.conversion == -1:
+            return value
+        convert = {ord("s"): "str", ord("r"): "repr"}[part.conversion]
+        return Apply.create(value.range, Var.create(value.range, Ident.create(value.range, convert)), [value])
+
     def _check_formatted_value(self, part: ast.FormattedValue) -> None:
-        if part.conversion != -1:
-            raise CompileError("Don't support conversion in JoinedStr", self.context.range(part))
+        if part.conversion == ord("a"):
+            raise CompileError("Don't support conversion !a in JoinedStr", self.context.range(part))
         if part.format_spec is not None:
             raise CompileError("Don't support formatting in JoinedStr", self.context.range(part))
 

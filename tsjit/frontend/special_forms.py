@@ -8,8 +8,11 @@ and the type hint, and returns a SugaredValue (TorchScript's emitApplySpecialFor
 
 from __future__ import annotations
 
+import importlib
+
 from tsjit.errors import CompileError
 from tsjit.frontend.closures import emit_fork
+from tsjit.frontend.resolver import to_sugared_value
 from tsjit.frontend.sugared_value import (
     IterableTree,
     RangeValue,
@@ -213,9 +216,27 @@ def _add_keyword_items(emitter, apply: Apply, result):
     return result
 
 
+def emit_import(emitter, apply: Apply, type_hint) -> SugaredValue:
+    """An import statement's binding (python_ast.build_Import): module `apply.inputs[0]` (relative to the
+    function's package when it starts with dots), or its attribute or submodule `apply.inputs[1]`, imported when
+    the function compiles and resolved as a global holding that object would be."""
+    module, *attribute = [argument.text for argument in apply.inputs]
+    package = getattr(emitter.resolver, "namespace", {}).get("__package__")
+    try:
+        found = importlib.import_module(module, package)
+        if attribute and not hasattr(found, attribute[0]):  # a submodule not imported yet
+            found = importlib.import_module(f"{module}.{attribute[0]}", package)
+        elif attribute:
+            found = getattr(found, attribute[0])
+    except (ImportError, TypeError) as error:
+        raise CompileError(f"cannot import {'.'.join([module, *attribute])}: {error}", apply.range) from None
+    return to_sugared_value(found, emitter, apply.range)
+
+
 SPECIAL_FORMS = {
     prim.annotate: emit_annotate, prim.GetAttr: emit_getattr, prim.HasAttr: emit_hasattr,
     prim.isinstance: emit_isinstance, prim.TupleConstruct: emit_tuple, prim.tolist: emit_tolist,
     prim.range: emit_range, prim.enumerate: emit_enumerate, prim.zip: emit_zip, prim.list: emit_list,
     prim.dict: emit_dict, prim.fork: emit_fork,  # closures.py
+    prim.Import: emit_import,
 }

@@ -437,7 +437,8 @@ class BuiltinFunction(SugaredValue):
 
     def call(self, loc, emitter, args: list, kwargs: dict, n_binders: int = 1) -> SugaredValue:
         kwargs, requires_grad = self._factory_requires_grad(kwargs)
-        value = emit_builtin_call(emitter.graph, loc, self.symbol, args, kwargs, self.self_value)
+        symbol, kwargs = self._nonzero_as_tuple(loc, kwargs)
+        value = emit_builtin_call(emitter.graph, loc, symbol, args, kwargs, self.self_value)
         if requires_grad is not None:
             value = emit_builtin_call(emitter.graph, loc, aten.requires_grad_, [value, requires_grad])
         return SimpleValue(value)
@@ -458,6 +459,20 @@ class BuiltinFunction(SugaredValue):
         requires_grad = kwargs["requires_grad"]
         constant = constant_of(requires_grad) if isinstance(requires_grad, Value) else requires_grad
         return rest, (None if constant is False else requires_grad)
+
+    def _nonzero_as_tuple(self, loc, kwargs: dict) -> tuple[Symbol, dict]:
+        """`torch.nonzero(x, as_tuple=...)`: Python's nonzero takes `as_tuple`, which its schemas do not have (nor
+        does torch.jit). False is `aten::nonzero`; True is `aten::nonzero_numpy`, the indices per dimension, as a
+        list (TorchScript's tensor lists) where Python gives a tuple. It decides the result's type, so it must be a
+        constant. Returns the operator to call and the keyword arguments to match."""
+        if self.symbol is not aten.nonzero or "as_tuple" not in kwargs:
+            return self.symbol, kwargs
+        as_tuple = kwargs["as_tuple"]
+        constant = constant_of(as_tuple) if isinstance(as_tuple, Value) else as_tuple
+        if not isinstance(constant, bool):
+            raise CompileError("nonzero's as_tuple must be a constant bool: it decides the type of the result", loc)
+        rest = {name: value for name, value in kwargs.items() if name != "as_tuple"}
+        return (aten.nonzero_numpy if constant else aten.nonzero), rest
 
     @classmethod
     def try_create(cls, symbol: Symbol, self_value: Value | None) -> BuiltinFunction | None:

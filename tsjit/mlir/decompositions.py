@@ -87,8 +87,45 @@ def _reduce(loss: Tensor, reduction: int) -> Tensor:
 #   the maximum) over a rectangle is taken one dimension at a time, window by window;
 # - pad in "reflect" and "replicate" modes with negative amounts (which cut the input): "'tensor.cast' op operand
 #   type 'tensor<5x3x4x9xf32>' and result type 'tensor<5x3x4x5xf32>'";
+# - embedding_bag: linalg lowers only the sum mode, and there its offset2bag result is empty (as eager's CPU fast
+#   path leaves it) while torch-mlir's own shape function gives it one element per index ("'tensor.cast' op
+#   operand type 'tensor<0xi64>' and result type 'tensor<5xi64>'"); each bag is a row of a membership matrix, and
+#   the auxiliary results are those of eager's general path (offset2bag, bag_size, max_indices);
 # gru_cell, lstm_cell and the RNN cells are not in the torch dialect (nn.GRUCell, nn.LSTMCell, nn.RNNCell).
 _PARTLY_LOWERED = """
+def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: bool = False, mode: int = 0,
+                  sparse: bool = False, per_sample_weights: Optional[Tensor] = None,
+                  include_last_offset: bool = False) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+  return _embedding_bags(weight, indices, offsets, mode, per_sample_weights, include_last_offset, None)
+def embedding_bag__padding_idx(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: bool, mode: int,
+                               sparse: bool, per_sample_weights: Optional[Tensor], include_last_offset: bool,
+                               padding_idx: Optional[int]) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+  return _embedding_bags(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx)
+def _embedding_bags(weight: Tensor, indices: Tensor, offsets: Tensor, mode: int, per_sample_weights: Optional[Tensor],
+                    include_last_offset: bool, padding_idx: Optional[int]) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+  # bag b holds the indices from offsets[b] up to the next offset (the last bag to the end, or with
+  # include_last_offset to the last offset, the count of indices); an index equal to padding_idx counts in no bag
+  bags = offsets.size(0) - 1 if include_last_offset else offsets.size(0)
+  positions = torch.arange(indices.size(0))
+  bag = torch.sum((positions.unsqueeze(1) >= offsets.unsqueeze(0)).to(4), [1]) - 1
+  member = bag.unsqueeze(0) == torch.arange(bags).unsqueeze(1)
+  if padding_idx is not None:
+    member = torch.logical_and(member, (indices != padding_idx).unsqueeze(0))
+  bag_size = torch.sum(member.to(4), [1])
+  rows = torch.index_select(weight, 0, indices)
+  if per_sample_weights is not None:
+    rows = rows * per_sample_weights.unsqueeze(1)
+  if mode == 2:
+    candidates = torch.where(member.unsqueeze(2), rows.unsqueeze(0), torch.full_like(rows, float("-inf")).unsqueeze(0))
+    maxima, position = torch.max(candidates, 1)
+    empty = (bag_size == 0).unsqueeze(1)
+    max_indices = torch.where(empty, torch.zeros_like(position), torch.index_select(indices, 0,
+                              position.reshape([-1])).reshape(position.shape))
+    return torch.where(empty, torch.zeros_like(maxima), maxima), bag, bag_size, max_indices
+  sums = torch.matmul(member.to(weight.dtype), rows)
+  if mode == 1:
+    sums = sums / torch.clamp_min(bag_size, 1).unsqueeze(1).to(weight.dtype)
+  return sums, bag, bag_size, bag_size  # (eager's max_indices of a sum or mean: the bag sizes)
 def instance_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Optional[Tensor],
                   running_var: Optional[Tensor], use_input_stats: bool, momentum: float, eps: float,
                   cudnn_enabled: bool) -> Tensor:
@@ -784,6 +821,22 @@ def empty_permuted(size: List[int], physical_layout: List[int], dtype: Optional[
   physical = torch.empty([size[d] for d in physical_layout], dtype=dtype, layout=layout, device=device,
                          pin_memory=pin_memory)
   return physical.permute([physical_layout.index(d) for d in range(len(physical_layout))])
+def polygamma(n: int, self: Tensor) -> Tensor:
+  return _polygamma(n, self)
+def special_polygamma(n: int, self: Tensor) -> Tensor:
+  return _polygamma(n, self)
+def _polygamma(n: int, self: Tensor) -> Tensor:
+  # (n >= 1 of a floating tensor, see _ONLY_WHEN) (-1)^(n+1) n! zeta(n + 1, x), as ATen computes it; the order
+  # is a tensor that depends on x (a NaN where x is one, as the result is): a constant one (full_like) made
+  # special_zeta's decomposition NaN everywhere on IREE
+  factorial = 1.0
+  for k in range(2, n + 1):
+    factorial = factorial * k
+  order = torch.where(torch.isnan(self), self, torch.full_like(self, n + 1))
+  return (factorial if n % 2 == 1 else -factorial) * torch.special_zeta(order, self)
+def nonzero(self: Tensor) -> Tensor:
+  # (of a 0-d tensor, see _ONLY_WHEN) a row without columns if it is nonzero, none otherwise
+  return torch.nonzero(self.reshape([1]))[:, 0:0]
 def nonzero_static(self: Tensor, size: int, fill_value: int = -1) -> Tensor:
   # the k-th nonzero element (in row-major order) for each row k < size by a one-hot comparison of the running
   # count of nonzeros with k; rows past the count hold fill_value
@@ -1337,6 +1390,9 @@ _ONLY_WHEN = {
     # (its loops over the length and the count of elements drawn unroll only when both are known)
     "combinations": lambda node: _has_static_sizes(node, 0, _REAL_DTYPES) and _is_constant_where(
         node, 1, lambda r: True),
+    **{name: lambda node: _is_constant_where(node, 0, lambda n: n >= 1) and _has_dtype(node, 1, _FLOATING_DTYPES)
+       for name in ("polygamma", "special_polygamma")},
+    "nonzero": lambda node: _has_rank(node, 0, 0),  # (torch-mlir's own of a 0-d tensor crashes the process)
     "nonzero_static": lambda node: _has_static_sizes(node, 0, _REAL_DTYPES) or _has_rank(node, 0, 0),
     # segments along axis 0 given by 1-D lengths or offsets (not by indices)
     "segment_reduce": lambda node: _is_constant_where(node, 1, lambda r: r in ("sum", "mean", "max", "min", "prod"))

@@ -38,7 +38,8 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   the dimensions of a zero-element tensor dies of a floating point exception in torch-mlir (F.unfold of a batch
   of 0), StableHLO's gather of a 0x0 matrix aborts in LLVM (linalg.svd). A tensor without elements is all its
   type, so an aten op whose tensor results all have static sizes with a 0 (and writes nothing) is replaced by
-  zeros of those types.
+  zeros of those types; so is a matrix product over a shared dimension of size 0 (op_db's linalg.pinv.singular,
+  `pinv(a @ b.mT)` of 3x0 matrices: IREE's compiler crashed on the 3x3 linalg.matmul reading 3x0 operands).
 - `decompose_range_ops`: `for j in range(a, b, step)` counts with `aten::__range_length` and
   `aten::__derive_index`, which the linalg backend lowers only when everything is constant; with a constant step
   they become int arithmetic, which it lowers.
@@ -109,7 +110,8 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   operands"; a nested tuple result is returned flat, and the caller (tsjit.mlir.iree) nests it again by the
   program's result type. (These two change the signature the examples are flattened to, so unlike the other
   rewrites they do not ask `tsjit.log.opt_allowed()`: skipping one would break the call.)
-- example arguments specialize `Optional[T]` arguments to T (the boundary allows no optional), as TorchScript's
+- example arguments specialize `Optional[T]` arguments to T (the boundary allows no optional; nor a Union, whose
+  member the example is then the argument's type), as TorchScript's
   profiling executor specializes on whether an optional is None.
 - private attributes and methods: see tsjit/mlir/objects.py, where the object graph is written.
 
@@ -128,7 +130,7 @@ from dataclasses import dataclass, field
 import torch
 
 from tsjit import log
-from tsjit.errors import MLIRError
+from tsjit.errors import MLIRError, TsjitError
 from tsjit.ir import types as ts
 from tsjit.ir.constants import constant_value
 from tsjit.ir.graph import Block, Graph, Node, Value
@@ -275,9 +277,10 @@ def _rewrite(graph: Graph, options: Options, device: torch.device) -> None:
 def _refine(graphs: Sequence[Graph], entry: Graph, arguments: list[shapes.Abstract], options: Options) -> None:
     """Refine types. Recurrent layers (unrolled over their refined sequence length), static sizes and select-Ifs
     are found with refined types, and what replaces them is refined again. So are the decompositions that hold
-    only for some dtypes (tsjit/mlir/decompositions.py), on values whose dtype only refinement knows."""
+    only for some dtypes (tsjit/mlir/decompositions.py), on values whose dtype only refinement knows, until
+    none is left (a decomposition may call another one: polygamma's zeta)."""
     shapes.refine_types(entry, arguments)
-    if any([run_pass(decompose_unknown_operators, graph) for graph in graphs]):
+    while any([run_pass(decompose_unknown_operators, graph) for graph in graphs]):
         shapes.refine_types(entry, arguments)
     if any([run_pass(decompose_recurrent_layers, graph) for graph in graphs]):
         for graph in graphs:
@@ -400,7 +403,8 @@ def _flatten_example(type_: ts.Type, example) -> list:
 
 
 def _specialize_inputs(graph: Graph, examples: Sequence) -> None:
-    """Annotated tensor inputs get their refined type; an `Optional[T]` input given a T becomes T."""
+    """Annotated tensor inputs get their refined type; an `Optional[T]` input given a T becomes T, a Union input
+    the member its example belongs to."""
     for value, example in zip(graph.inputs, examples):
         annotation = annotation_from(example)
         declared = value.type.elem if isinstance(value.type, ts.OptionalType) else value.type
@@ -410,6 +414,18 @@ def _specialize_inputs(graph: Graph, examples: Sequence) -> None:
             value.set_type(annotation.tensor_type())
         elif example is not None and isinstance(value.type, ts.OptionalType):
             value.set_type(declared)
+        elif example is not None and isinstance(value.type, ts.UnionType):
+            value.set_type(_member_of(value.type, example))
+
+
+def _member_of(union: ts.UnionType, example) -> ts.Type:
+    """The member of a Union input an example belongs to (the Union itself where none or several may hold it)."""
+    try:
+        example_type = ts.type_of(example)
+    except TsjitError:
+        return union
+    members = [t for t in union.types if example_type.is_subtype_of(t)]
+    return members[0] if len(members) == 1 else union
 
 
 def _abstract_argument(type_: ts.Type, example) -> shapes.Abstract:
@@ -735,11 +751,12 @@ def replace_uninitialized(graph: Graph) -> bool:
 
 
 def replace_empty_results(graph: Graph) -> bool:
-    """An aten op whose results are all tensors of static sizes without elements -> zeros of those types (the op
-    itself is left for dead-code elimination, which keeps it where it may raise or has side effects)."""
+    """An aten op whose results are all tensors of static sizes without elements, or a matrix product over an
+    empty dimension -> zeros of those types (the op itself is left for dead-code elimination, which keeps it where
+    it may raise or has side effects)."""
     changed = False
     for node in [n for n in graph.all_nodes() if n.kind.ns == "aten" and n.kind is not aten.zeros and
-                                            _has_only_empty_results(n)]:
+                                            (_has_only_empty_results(n) or _multiplies_over_nothing(n))]:
         if _writes_tensor(node) or not any(o.uses for o in node.outputs) or not log.opt_allowed():
             continue
         with graph.insert_point_guard(node):
@@ -747,6 +764,16 @@ def replace_empty_results(graph: Graph) -> bool:
                 output.replace_all_uses_with(_zero_of(graph, output.type))
         changed = True
     return changed
+
+
+def _multiplies_over_nothing(node: Node) -> bool:
+    """A matrix product whose operands' shared dimension has the static size 0: zeros of its (static) type."""
+    if node.kind not in (aten.matmul, aten.mm, aten.bmm) or len(node.outputs) != 1:
+        return False
+    sizes = getattr(node.inputs[0].type, "sizes", None)
+    result = node.output().type
+    return bool(sizes) and sizes[-1] == 0 and isinstance(result, ts.TensorType) and result.dtype is not None and \
+        result.sizes is not None and None not in result.sizes
 
 
 def _has_only_empty_results(node: Node) -> bool:

@@ -158,6 +158,7 @@ _builtins_loaded = False  # whether tsjit.ops.builtins has registered its tables
 # builtins' do
 TSJIT_SCHEMAS: dict[str, tuple[str, ...]] = {
     "prim::get_default_dtype": ("prim::get_default_dtype() -> ScalarType",),  # torch.get_default_dtype()
+    "prim::repr": ("prim::repr(t elem) -> str",),  # repr(x), f"{x!r}" (TorchScript has neither)
 }
 
 

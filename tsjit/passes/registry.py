@@ -157,7 +157,8 @@ _TABLE = (
      "aten::broadcast_tensors of tensors of known sizes becomes aten::broadcast_to of each to the common shape"),
     ("replace_uninitialized", _MLIR, "prim::Uninitialized becomes a zero of its refined type"),
     ("replace_empty_results", _MLIR,
-     "an aten op whose results are tensors without elements becomes zeros of their types"),
+     "an aten op whose results are tensors without elements, or a matrix product over an empty dimension, "
+     "becomes zeros of their types"),
 )
 PASSES: dict[str, Pass] = {name: Pass(name, module, description) for name, module, description in _TABLE}
 

@@ -41,6 +41,20 @@ def to_str(value: Any) -> str:
     return ivalue_str(value)
 
 
+def to_repr(value: Any) -> str:
+    """`repr(x)`: strings quoted as Python quotes them, also inside lists, tuples and dicts; anything else as
+    `str(x)` prints it."""
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(map(to_repr, value)) + "]"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(map(to_repr, value)) + (",)" if len(value) == 1 else ")")
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{to_repr(k)}: {to_repr(v)}" for k, v in value.items()) + "}"
+    return ivalue_str(value)
+
+
 def format_string(template: str, *args: Any) -> str:
     """`"...{}...".format(...)`: only `{}` placeholders, filled in order; extra arguments are ignored."""
     pieces, begin = [], 0
@@ -407,6 +421,7 @@ _IS_CLASS = {"isdigit": _DIGITS, "isspace": _SPACE, "isalnum": _ALNUM, "isalpha"
 
 OPERATORS: list[tuple[str, Callable]] = [
     ("aten::str(t elem) -> str", to_str),
+    ("prim::repr(t elem) -> str", to_repr),
     ("aten::format(str self, ...) -> str", format_string),
     ("aten::percentFormat(str self, ...) -> str", percent_format),
     ("aten::list(str t) -> str[]", characters),

@@ -115,8 +115,8 @@ _TABLE = (
     ("inline_fork_wait", f"{_PASSES}.inline_fork_wait",
      "forks whose future is only waited on run their subgraph where forked; the waits read its result"),
     ("eliminate_static_control_flow", f"{_PASSES}.static_control_flow",
-     "scalar ops on constants folded, constant tuples and list literals forwarded, Ifs on constants inlined, "
-     "constant loops peeled"),
+     "scalar ops on constants folded, constant tuples, list and dict literals forwarded, list literals' writes "
+     "folded, Ifs on constants inlined, constant loops peeled"),
     ("fold_static_types", f"{_PASSES}.fold_static_types",
      "aten::size, aten::dim and prim::dtype of tensors whose refined type states them become constants"),
     # MLIR preparation: torch-mlir's workarounds, in prepare.py's order (each documented there)
@@ -135,6 +135,7 @@ _TABLE = (
     ("flip_float_comparisons", _MLIR,
      "float a < b, a <= b and a != b become b > a, b >= a and (a == b) != True (the ones linalg lowers)"),
     ("scalars_to_scalar_tensors", _MLIR, "aten::tensor of a number becomes aten::scalar_tensor"),
+    ("slice_bounds_to_ints", _MLIR, "a tensor slice's (and slice_scatter's) None start and end become 0 and the dimension's size"),
     ("decompose_range_ops", _MLIR,
      "aten::__range_length and aten::__derive_index with a constant step become int arithmetic"),
     ("expand_list_sums", _MLIR,

@@ -3,7 +3,7 @@
 Much of TorchScript's control flow is static: `for i in range(3)`, loops over a ModuleList, `while k < i` inside
 such a loop, an `if` on a module's constant attribute. MLIR preparation needs it gone (tsjit/mlir/prepare.py: the
 TOSA and StableHLO backend contracts accept no `scf` ops, and a dead branch's in-place op would keep a program from
-value semantics). Five rewrites, repeated until none applies, remove it:
+value semantics). Eight rewrites, repeated until none applies, remove it:
 
 - `fold_scalar_constants`: a scalar op (int, float, bool results, or lists of them that nothing writes; no
   tensors, no side effects) whose inputs are all constants (or list literals of constants: `x.device.type in
@@ -18,11 +18,17 @@ value semantics). Five rewrites, repeated until none applies, remove it:
   ops that fold them (lower_simple_tuples does the same but also runs dead code elimination without keeping the
   `aten::_assert_scalar` checks prepare.py inserts); likewise `aten::len` and `aten::__getitem__` (constant
   index) of a `prim::ListConstruct` that nothing mutates (`for t in tensors` over a list of tensors);
-- `fold_list_appends`: appends to a list literal in its block become elements of the literal (a list
-  comprehension over a tuple, once unrolled: nn.MultiheadAttention's `all([_check_arg_device(x) for x in
-  tensor_args])`, which `aten::all` then folds on), and a read between appends reads a literal of the elements
-  appended so far (a loop that reads the list it builds, unrolled);
+- `forward_dict_elements`: the same for a `prim::DictConstruct` of constant keys that nothing mutates: reads by a
+  constant key, `len`, `in`, `keys()`, `values()` and `items()` (`for k in d.keys(): out = out + d[k]`, whose
+  loop then runs over a list literal);
+- `fold_list_writes`: appends to a list literal in its block (and inserts, item writes and pops at constant
+  positions) become elements of the literal (a list comprehension over a tuple, once unrolled:
+  nn.MultiheadAttention's `all([_check_arg_device(x) for x in tensor_args])`, which `aten::all` then folds on),
+  and a read between writes reads a literal of the elements at that point (a loop that reads the list it
+  builds, unrolled);
 - `inline_constant_ifs`: an If on a constant condition becomes the nodes of the branch it takes;
+- `remove_unused_literals`: list, dict and tuple literals nothing uses go (a loop over `[[1, 2], [3, 4]]`,
+  unrolled, leaves the outer literal, whose use of each row kept the rows from counting as only read);
 - `peel_constant_loops`: a loop that surely runs (constant trip count and constant initial condition) runs its
   first iteration before the loop (a loop that computes tensors only where unrolling is asked for it; any other,
   such as a product of known sizes, which then folds: F.instance_norm's check), with the iteration number 0; the
@@ -44,6 +50,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from typing import NamedTuple
 
 from tsjit import log
 from tsjit.ir import types as ts
@@ -68,7 +75,8 @@ def eliminate_static_control_flow(graph: Graph, unroll_loops: bool | Callable[[N
     changed = False
     peeled: dict[Node, int] = {}
     while fold_scalar_constants(graph) | forward_tuple_elements(graph) | forward_list_elements(graph) | \
-            fold_list_appends(graph) | inline_constant_ifs(graph) | peel_constant_loops(graph, peeled, unrolls):
+            forward_dict_elements(graph) | fold_list_writes(graph) | inline_constant_ifs(graph) | \
+            peel_constant_loops(graph, peeled, unrolls) | remove_unused_literals(graph):
         changed = True
     return changed
 
@@ -94,10 +102,11 @@ def _foldable(node: Node) -> bool:
     return all(_is_constant_scalar(v) or _is_constant_list(v) for v in node.inputs)
 
 
-def fold_list_appends(graph: Graph) -> bool:
-    """Appends to a list literal in its own block go into literals: the literal, moved after its last append,
-    holds every element, and the reads before it (ops that write no argument) read a new literal of the elements
-    appended so far. A list comprehension over a tuple, once unrolled (nn.MultiheadAttention's
+def fold_list_writes(graph: Graph) -> bool:
+    """Writes to a list literal in its own block (appends, and inserts, item writes and pops at constant
+    positions) go into literals: the literal, moved after its last write, holds the final elements, the reads
+    before it (ops that write no argument) read a new literal of the elements at that point, and a pop's result
+    is the element it removes. A list comprehension over a tuple, once unrolled (nn.MultiheadAttention's
     `all([_check_arg_device(x) for x in tensor_args])`, which `aten::all` then folds on):
 
         %l : bool[] = prim::ListConstruct()                    %l : bool[] = prim::ListConstruct(%a, %b)
@@ -105,7 +114,7 @@ def fold_list_appends(graph: Graph) -> bool:
         %2 : bool[] = aten::append(%l, %b)
         %r : bool = aten::all(%l)
 
-    and a loop that reads the list it appends to, unrolled (a permutation built position by position, in
+    a loop that reads the list it appends to, unrolled (a permutation built position by position, in
     tsjit/mlir/decompositions.py's movedim; torch-mlir, which does not follow appends, saw the empty literal):
 
         %l : int[] = prim::ListConstruct()                     %n : int = aten::len(%0)   (%0 = ListConstruct())
@@ -114,40 +123,93 @@ def fold_list_appends(graph: Graph) -> bool:
         %n.1 : int = aten::len(%l)
         %2 : int[] = aten::append(%l, %b)
 
-    Only literals whose uses are such appends (their results unused) and reads are rewritten: anything else
-    (a loop or a branch carrying the list, a container or a call keeping it, a return) could see it change.
+    and `l.insert(0, 5); v = l.pop(); l[1] = 10` on a literal (torch-mlir has no op for `aten::pop.t` and
+    follows no write). Only literals whose uses are such writes (their results unused, but a pop's) and reads are
+    rewritten: anything else (a loop or a branch carrying the list, a container or a call keeping it, a return)
+    could see it change; so is a write that would raise (an index out of range), which then raises at run time.
     """
     changed = False
     for node in [n for n in graph.all_nodes() if n.kind is prim.ListConstruct]:
-        events = _appends_and_reads(node.output())
-        if events is None or not log.opt_allowed():
+        events = _writes_and_reads(node.output())
+        if events is None or _elements_after(list(node.inputs), events) is None or not log.opt_allowed():
             continue
-        _split_at_appends(graph, node, events)
+        _split_at_writes(graph, node, events)
         changed = True
     return changed
 
 
-def _appends_and_reads(value: Value) -> list[tuple[Node, Use]] | None:
-    """The appends to `value` and its reads in execution order, each as (the node in value's block where it
-    happens, the use); None unless every use is an append in value's block or a read, and one is an append."""
+_LIST_WRITES = frozenset({aten.append, aten.insert, aten._set_item, aten.pop})
+
+
+class _Event(NamedTuple):
+    """A use of a list literal: the node of the literal's block where it happens, the use, whether it is a
+    write fold_list_writes folds."""
+
+    anchor: Node
+    use: Use
+    folded_write: bool
+
+
+def _writes_and_reads(value: Value) -> list[_Event] | None:
+    """The uses of `value` up to its last foldable write (in its block, at a constant position), in execution
+    order; None if there is no such write or a use before it is neither another one nor a read. (What comes
+    after the last write sees the final literal, the same list.)"""
     block = value.node.owning_block
     events = []
     for use in value.uses:
-        user = use.user
-        if user.kind is aten.append and use.offset == 0 and user.owning_block is block and not user.has_uses():
-            events.append((user, use))
-            continue
-        schema = user.maybe_schema()
-        if schema is None or schema.is_mutable:
-            return None
-        events.append((_ancestor_in(user, block), use))
-    if not any(use.user.kind is aten.append for _, use in events):
+        write = _is_folded_write(use, block)
+        events.append(_Event(use.user if write else _ancestor_in(use.user, block), use, write))
+    events.sort(key=functools.cmp_to_key(_execution_order))
+    writes = [i for i, event in enumerate(events) if event.folded_write]
+    if not writes:
         return None
-    return sorted(events, key=functools.cmp_to_key(_execution_order))
+    events = events[:writes[-1] + 1]
+    for event in events:
+        schema = event.use.user.maybe_schema()
+        if not event.folded_write and (schema is None or schema.is_mutable):
+            return None
+    return events
 
 
-def _execution_order(a: tuple[Node, Use], b: tuple[Node, Use]) -> int:
-    return 0 if a[0] is b[0] else -1 if a[0].is_before(b[0]) else 1
+def _is_folded_write(use: Use, block: Block | None) -> bool:
+    user = use.user
+    return user.kind in _LIST_WRITES and use.offset == 0 and user.owning_block is block and \
+        (user.kind is aten.pop or not user.has_uses()) and \
+        (user.kind is aten.append or len(user.inputs) > 1 and _is_constant_scalar(user.input(1)))
+
+
+def _elements_after(elements: list[Value], events: list[_Event]) -> list[Value] | None:
+    """The list's elements after its writes, as Python's list does them; None if one raises."""
+    elements = list(elements)
+    for event in events:
+        if event.folded_write and _write(elements, event.use.user) is _RAISES:
+            return None
+    return elements
+
+
+_RAISES = object()
+
+
+def _write(elements: list[Value], write: Node):
+    """Apply `write` to `elements` in place; its result (the element a pop removes), or _RAISES."""
+    if write.kind is aten.append:
+        elements.append(write.input(1))
+        return None
+    index = constant_value(write.input(1).node)
+    try:
+        if write.kind is aten.insert:
+            elements.insert(index, write.input(2))
+        elif write.kind is aten._set_item:
+            elements[index] = write.input(2)
+        else:
+            return elements.pop(index)
+    except IndexError:
+        return _RAISES
+    return None
+
+
+def _execution_order(a: _Event, b: _Event) -> int:
+    return 0 if a.anchor is b.anchor else -1 if a.anchor.is_before(b.anchor) else 1
 
 
 def _ancestor_in(node: Node, block: Block | None) -> Node:
@@ -158,25 +220,28 @@ def _ancestor_in(node: Node, block: Block | None) -> Node:
     return node
 
 
-def _split_at_appends(graph: Graph, node: Node, events: list) -> None:
-    """Rewrite the literal `node` given its appends and reads in order (see fold_list_appends)."""
+def _split_at_writes(graph: Graph, node: Node, events: list[_Event]) -> None:
+    """Rewrite the literal `node` given its uses up to its last write, in order (see fold_list_writes)."""
     elements = list(node.inputs)
-    last_append = max(i for i, (_, use) in enumerate(events) if use.user.kind is aten.append)
     snapshot = None
-    for position, (anchor, use) in enumerate(events):
-        if use.user.kind is aten.append:
-            elements.append(use.user.input(1))
+    for event in events:
+        user = event.use.user
+        if event.folded_write:
+            removed = _write(elements, user)
+            if user.kind is aten.pop:
+                user.output().replace_all_uses_with(removed)
             snapshot = None
-        elif position < last_append:
+        else:
             if snapshot is None:
-                snapshot = _literal_before(graph, anchor, elements, node.output().type)
-            use.user.replace_input(use.offset, snapshot)
-    node.move_after(events[last_append][0])
-    for value in elements[len(node.inputs):]:
+                snapshot = _literal_before(graph, event.anchor, elements, node.output().type)
+            user.replace_input(event.use.offset, snapshot)
+    node.move_after(events[-1].anchor)
+    node.remove_all_inputs()
+    for value in elements:
         node.add_input(value)
-    for _, use in events[:last_append + 1]:
-        if use.user.kind is aten.append:
-            use.user.destroy()
+    for event in events:
+        if event.folded_write:
+            event.use.user.destroy()
 
 
 def _literal_before(graph: Graph, anchor: Node, elements: list[Value], type_: ts.Type) -> Value:
@@ -300,10 +365,87 @@ def forward_list_elements(graph: Graph) -> bool:
     return changed
 
 
+_DICT_READS = frozenset({aten.__getitem__, aten.get, aten.__contains__, aten.len, aten.keys, aten.values, aten.items})
+
+
+def forward_dict_elements(graph: Graph) -> bool:
+    """Reads of `%d = prim::DictConstruct(k0, v0, k1, v1, ...)` (constant keys, `%d` only read) -> what they read:
+    `d[k]` and `d.get(k[, default])` (constant k) the value or the default, `len(d)` and `k in d` constants,
+    `d.keys()`, `d.values()` and `d.items()` list literals in insertion order (a repeated key keeps its first
+    position and its last value, as Python's dict). A read of a missing key stays, to raise at run time."""
+    changed = False
+    for node in [n for n in graph.all_nodes() if n.kind in _DICT_READS]:
+        construct = node.input(0).node
+        if construct.kind is not prim.DictConstruct or not _only_read(node.input(0)) or \
+                not all(_is_constant_scalar(k) for k in construct.inputs[::2]):
+            continue
+        entries = {constant_value(k.node): v for k, v in zip(construct.inputs[::2], construct.inputs[1::2])}
+        keyed = node.kind in (aten.__getitem__, aten.get, aten.__contains__)
+        if keyed and not _is_constant_scalar(node.input(1)) or \
+                node.kind is aten.__getitem__ and constant_value(node.input(1).node) not in entries:
+            continue
+        if not log.opt_allowed():
+            continue
+        with graph.insert_point_guard(node):
+            result = _dict_read(graph, node, entries, construct)
+        node.output().replace_all_uses_with(result)
+        node.destroy()
+        if not construct.has_uses():
+            construct.destroy()
+        changed = True
+    return changed
+
+
+def _dict_read(graph: Graph, node: Node, entries: dict, construct: Node) -> Value:
+    """The value a read of a dict literal's `entries` gives, inserted at the insert point."""
+    if node.kind is aten.len:
+        return graph.insert_constant(len(entries))
+    if node.kind in (aten.__getitem__, aten.get, aten.__contains__):
+        key = constant_value(node.input(1).node)
+        if node.kind is aten.__contains__:
+            return graph.insert_constant(key in entries)
+        if key in entries:
+            return entries[key]
+        return node.input(2) if len(node.inputs) > 2 else graph.insert_constant(None, node.output().type)
+    keys = [construct.inputs[2 * i] for i in range(len(construct.inputs) // 2)]
+    keys = list({constant_value(k.node): k for k in reversed(keys)}.values())[::-1]  # (first positions)
+    if node.kind is aten.keys:
+        elements = keys
+    elif node.kind is aten.values:
+        elements = [entries[constant_value(k.node)] for k in keys]
+    else:
+        pair = node.output().type.elem
+        elements = [graph.insert_node(graph.create(prim.TupleConstruct, [k, entries[constant_value(k.node)]]))
+                    .output().set_type(pair) for k in keys]
+    return graph.insert_node(graph.create(prim.ListConstruct, elements)).output().set_type(node.output().type)
+
+
+_LITERALS = frozenset({prim.ListConstruct, prim.DictConstruct, prim.TupleConstruct})
+
+
+def remove_unused_literals(graph: Graph) -> bool:
+    """Delete list, dict and tuple literals whose results nothing uses (they have no effect; the literals they
+    used go in the next round)."""
+    unused = [n for n in graph.all_nodes() if n.kind in _LITERALS and not n.has_uses()]
+    unused = [n for n in unused if log.opt_allowed()]
+    for node in unused:
+        node.destroy()
+    return bool(unused)
+
+
 def _only_read(value: Value) -> bool:
-    """Whether every use of the value is an unpacking or an op that writes none of its arguments."""
-    schemas = [use.user.maybe_schema() for use in value.uses if use.user.kind is not prim.ListUnpack]
+    """Whether every use of the value is an unpacking, an op that writes none of its arguments, or the graph's
+    return (directly or in a tuple only the return uses: `return x * s, l`), after which nothing runs."""
+    uses = [use for use in value.uses if use.user.kind is not prim.ListUnpack and not _is_returned(use.user)]
+    schemas = [use.user.maybe_schema() for use in uses]
     return all(schema is not None and not schema.is_mutable for schema in schemas)
+
+
+def _is_returned(user: Node) -> bool:
+    """Whether `user` is the graph's return, or a tuple literal only the graph's return uses."""
+    if user.kind is prim.TupleConstruct:
+        return all(_is_returned(use.user) for use in user.output().uses)
+    return user is user.owning_graph.block.return_node
 
 
 def inline_constant_ifs(graph: Graph) -> bool:

@@ -361,3 +361,21 @@ graph(%x : Tensor):
   %y : Tensor = aten::mul(%x, %total)
   return (%y)""", unroll_loops=False, inputs=[(torch.randn(3),)], present=["prim::Constant[value=7]"],
                absent=["prim::Loop", "prim::ListConstruct"])
+
+
+def test_a_copy_of_a_list_literal_is_a_literal_its_writes_fold_into():
+    """e2e's tensor_list_indexing: `parts = list(x.chunk(2)); parts[1] = parts[1] * 2` once the chunk is a
+    literal."""
+    check_pass(eliminate_static_control_flow, """
+graph(%a : Tensor, %b : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %minus : int = prim::Constant[value=-1]()
+  %two : int = prim::Constant[value=2]()
+  %chunks : Tensor[] = prim::ListConstruct(%a, %b)
+  %parts : Tensor[] = aten::list(%chunks)
+  %second : Tensor = aten::__getitem__(%parts, %one)
+  %doubled : Tensor = aten::mul(%second, %two)
+  %w : Tensor[] = aten::_set_item(%parts, %one, %doubled)
+  %last : Tensor = aten::__getitem__(%parts, %minus)
+  return (%last)""", inputs=[(torch.randn(2), torch.randn(2))],
+               absent=["aten::list", "aten::_set_item", "aten::__getitem__"])

@@ -336,11 +336,12 @@ def forward_tuple_elements(graph: Graph) -> bool:
 
 
 def forward_list_elements(graph: Graph) -> bool:
-    """`aten::len(%l)` -> a constant, `aten::__getitem__(%l, k)` (constant k) -> the element and
-    `prim::ListUnpack(%l)` -> the elements, where `%l = prim::ListConstruct(...)` is only read (its length and
-    elements are then those it was built with; `dims_a, dims_b = dims` in torch.tensordot)."""
+    """`aten::len(%l)` -> a constant, `aten::__getitem__(%l, k)` (constant k) -> the element,
+    `prim::ListUnpack(%l)` -> the elements and `aten::list(%l)` -> a new literal of them, where
+    `%l = prim::ListConstruct(...)` is only read (its length and elements are then those it was built with;
+    `dims_a, dims_b = dims` in torch.tensordot; `parts = list(x.chunk(2))` once the chunk is a literal)."""
     changed = False
-    for node in [n for n in graph.all_nodes() if n.kind in (aten.len, aten.__getitem__, prim.ListUnpack)]:
+    for node in [n for n in graph.all_nodes() if n.kind in (aten.len, aten.__getitem__, prim.ListUnpack, aten.list)]:
         construct = node.input(0).node
         if construct.kind is not prim.ListConstruct or not _only_read(node.input(0)):
             continue
@@ -355,7 +356,8 @@ def forward_list_elements(graph: Graph) -> bool:
         with graph.insert_point_guard(node):
             results = [graph.insert_constant(len(construct.inputs))] if node.kind is aten.len else \
                 list(construct.inputs) if node.kind is prim.ListUnpack else \
-                [construct.inputs[constant_value(node.input(1).node)]]
+                [_literal_before(graph, node, list(construct.inputs), node.output().type)] if node.kind is aten.list \
+                else [construct.inputs[constant_value(node.input(1).node)]]
         for output, result in zip(node.outputs, results):
             output.replace_all_uses_with(result)
         node.destroy()

@@ -78,7 +78,6 @@ _WITHOUT_CONTROL_FLOW = {
 }
 
 _TOSA = {
-    "inplace_ops": "TOSA has no lowering of aten::slice_scatter (what `y[1:] += 1` becomes)",
     "assert_stmt": _SCALAR_ARGS_TOSA,
     "dtype_device_constants": "TOSA has no f64 (IREE rejects the f64 tosa.cast)",
     "for_list": _SCALAR_ARGS_TOSA,
@@ -93,8 +92,7 @@ EXPECTED_FAILURES: dict[str, dict[str, str]] = {
     "torch": _EVERYWHERE,
     "linalg-on-tensors": _EVERYWHERE,
     "tosa": {**_EVERYWHERE, **_WITHOUT_CONTROL_FLOW, **_TOSA},
-    "stablehlo": {**_EVERYWHERE, **_WITHOUT_CONTROL_FLOW,
-                  "inplace_ops": "StableHLO lowers aten::slice_scatter only with a constant end (`y[1:]` has None)"},
+    "stablehlo": {**_EVERYWHERE, **_WITHOUT_CONTROL_FLOW},
 }
 
 _torch_level: dict[tuple[str, bool], object] = {}

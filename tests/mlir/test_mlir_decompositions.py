@@ -463,3 +463,17 @@ def test_unsafe_masked_index_and_put_with_an_index_list_argument_on_iree():
     run = iree.compile(tsjit.mlir.compile(tsjit.script(masked_indexing), list(inputs),
                                           output_type="linalg-on-tensors"))
     assert_close(run(*inputs), masked_indexing(*inputs))
+
+
+def diagonal_embeddings(v: torch.Tensor, rows: torch.Tensor):
+    return (torch.diag(v), torch.diag(v, -2), torch.diag_embed(rows, 1), torch.diag_embed(rows, -1, 0, 2),
+            torch.diagflat(rows, 2))
+
+
+def test_diag_embed_and_diag_of_a_vector_on_stablehlo():
+    """StableHLO lowers no diag_embed (nor diag of a vector, which torch-mlir decomposes into it); the
+    decomposition calls movedim, itself decomposed (a decomposition's operators are decomposed in turn)."""
+    inputs = (torch.randn(4), torch.randn(2, 3))
+    for backend in ("stablehlo", "linalg-on-tensors"):
+        run = iree.compile(tsjit.mlir.compile(tsjit.script(diagonal_embeddings), list(inputs), output_type=backend))
+        assert_close(run(*inputs), diagonal_embeddings(*inputs))

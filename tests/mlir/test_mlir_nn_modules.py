@@ -117,3 +117,29 @@ def test_instance_norm_with_running_statistics_in_evaluation_uses_them():
     x = torch.randn(2, 3, 4, 4)
     run = iree.compile(tsjit.mlir.compile(tsjit.script(norm), [x], output_type="linalg-on-tensors"))
     assert_close(run(x), norm(x).detach())
+
+
+class ChannelsAndFolds(nn.Module):
+    """nn.PReLU with a weight per channel (torch-mlir's decomposition broadcast it along the last dimension) on
+    inputs of rank 2 and 4, one weight on ranks 1 and 4, and nn.Fold (aten::col2im, which torch-mlir does not lower)
+    with strides, dilation and padding, batched and not."""
+
+    def __init__(self):
+        super().__init__()
+        self.per_channel, self.single = nn.PReLU(3, init=0.1), nn.PReLU(init=0.3)
+        self.fold = nn.Fold((4, 5), (2, 2))
+        self.strided = nn.Fold((5, 6), (2, 3), dilation=(1, 2), padding=(1, 0), stride=(2, 1))
+
+    def forward(self, line, rows, image, columns, sparse):
+        return (self.single(line), self.per_channel(rows), self.per_channel(image), self.single(image),
+                self.fold(columns), self.fold(columns[0]), self.strided(sparse))
+
+
+@pytest.mark.parametrize("backend", ["linalg-on-tensors", "tosa", "stablehlo"])
+def test_prelu_weights_per_channel_and_fold(backend):
+    torch.manual_seed(0)
+    module = ChannelsAndFolds()
+    module.per_channel.weight.data = torch.tensor([0.1, -0.5, 2.0])
+    args = (torch.randn(3), torch.randn(2, 3), torch.randn(2, 3, 4, 5), torch.randn(2, 12, 12), torch.randn(1, 18, 6))
+    run = iree.compile(tsjit.mlir.compile(tsjit.script(module), list(args), output_type=backend))
+    assert_close(run(*args), module(*args))

@@ -196,3 +196,37 @@ def test_the_sum_of_a_list_literal_becomes_additions():
     sums = [n for n in program.graph.all_nodes() if n.kind is aten.sum]
     assert len(sums) == 3 and not any(isinstance(n.input(0).type, ts.ListType) for n in sums)  # (the row sums)
     assert run_graph(program.graph, x, 2) == sum_of_row_sums(x, 2)
+
+
+def literal_containers(x: torch.Tensor):
+    d = {"a": x, "b": x * 2}
+    out = d["a"] + d["b"]
+    for k in d.keys():
+        out = out + d[k]
+    counts = [1, 2, 3]
+    counts.append(4)
+    counts.insert(0, 5)
+    last = counts.pop()
+    counts[1] = 10
+    total = last
+    for c in counts:
+        total += c
+    for row in [[1, 2], [3, 4]]:
+        for c in row:
+            total += c
+    return out * total, x[::2, 1:]
+
+
+def test_dict_and_list_literals_fold_and_slices_get_int_bounds():
+    """What torch.export's tracing leaves as constants, e2e's dict_literal, list_ops and list_of_lists, folds
+    here: reads of a dict literal, list writes at constant positions, a list of lists' rows; and `x[::2, 1:]`
+    slices from 0 to INT64_MAX (TOSA lowers no None bound). On linalg (loops kept) and TOSA (unrolled)."""
+    import tsjit
+    import tsjit.mlir
+    from tsjit.mlir import iree
+
+    x = torch.randn(4, 3)
+    for backend in ("linalg-on-tensors", "tosa"):
+        lowered = tsjit.mlir.compile(tsjit.script(literal_containers), [x], output_type=backend)
+        assert "scf." not in str(lowered)
+        assert_close(iree.compile(lowered)(x), literal_containers(x))

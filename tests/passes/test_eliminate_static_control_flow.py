@@ -104,19 +104,19 @@ graph(%x : Tensor):
 
 
 def test_appends_in_control_flow_or_to_an_escaping_list_stay():
-    """A list appended to in a branch, or also held by a tuple (which could be unpacked and written), keeps its
-    appends."""
+    """A list appended to in a branch before an append in its block, or also held by a tuple (which could be
+    unpacked and written) before its append, keeps its appends."""
     check_pass(eliminate_static_control_flow, """
 graph(%x : Tensor, %c : bool):
   %true : bool = prim::Constant[value=1]()
   %branchy : bool[] = prim::ListConstruct()
-  %1 : bool[] = aten::append(%branchy, %true)
    = prim::If(%c)
     block0():
       %2 : bool[] = aten::append(%branchy, %true)
       -> ()
     block1():
       -> ()
+  %1 : bool[] = aten::append(%branchy, %true)
   %n : int = aten::len(%branchy)
   %held : bool[] = prim::ListConstruct()
   %t : (bool[], bool) = prim::TupleConstruct(%held, %true)
@@ -296,8 +296,8 @@ graph(%x : Tensor):
   %w : int[] = aten::append(%row, %five)
   %n : int = aten::len(%row0)
   %y : Tensor = aten::mul(%x, %n)
-  return (%y)""", inputs=[(torch.randn(3),)], present=["prim::ListConstruct(%one, %one, %five)",
-                                                      "prim::Constant[value=3]"], absent=["aten::len"])
+  return (%y)""", inputs=[(torch.randn(3),)], present=["prim::Constant[value=3]"],
+                absent=["aten::len", "prim::ListConstruct"])  # (the literals, unused once read, go)
 
 
 def test_a_for_loop_has_all_its_iterations_peeled_at_once():
@@ -340,3 +340,145 @@ graph(%x : Float(3), %u : Union(Tensor, float)):
                        absent=["prim::If", "prim::unchecked_cast", "prim::isinstance[types=[float]](%x)",
                                "prim::isinstance[types=[Tensor]]"])
     assert "bool = prim::Constant[value=1]()" in str(graph)
+
+
+def test_reads_of_a_dict_literal_are_forwarded():
+    """`d[k]`, `d.get`, `in`, `len`, `keys()`, `values()` and `items()` of a dict literal of constant keys (e2e's
+    dict_literal: `for k in d.keys(): out = out + d[k]`); the literal goes once nothing reads it."""
+    check_pass(eliminate_static_control_flow, """
+graph(%x : Tensor):
+  %true : bool = prim::Constant[value=1]()
+  %one : int = prim::Constant[value=1]()
+  %a : str = prim::Constant[value="a"]()
+  %b : str = prim::Constant[value="b"]()
+  %z : str = prim::Constant[value="z"]()
+  %y : Tensor = aten::neg(%x)
+  %d : Dict(str, Tensor) = prim::DictConstruct(%a, %x, %b, %y, %a, %y)
+  %first : Tensor = aten::__getitem__(%d, %a)
+  %missing : Tensor = aten::get(%d, %z, %x)
+  %has : bool = aten::__contains__(%d, %z)
+  %n : int = aten::len(%d)
+  %keys : str[] = aten::keys(%d)
+  %count : int = aten::len(%keys)
+  %out : Tensor = prim::Loop(%count, %true, %first)
+    block0(%i : int, %acc : Tensor):
+      %k : str = aten::__getitem__(%keys, %i)
+      %v : Tensor = aten::__getitem__(%d, %k)
+      %next : Tensor = aten::add(%acc, %v, %one)
+      -> (%true, %next)
+  %values : Tensor[] = aten::values(%d)
+  %stacked : Tensor = aten::stack(%values, %one)
+  %items : (str, Tensor)[] = aten::items(%d)
+  %m : int = aten::len(%items)
+  %r : (Tensor, Tensor, bool, int, Tensor, int) = prim::TupleConstruct(%out, %missing, %has, %n, %stacked, %m)
+  return (%r)""", inputs=[(torch.randn(3),)],
+               absent=["prim::DictConstruct", "aten::__getitem__", "aten::get", "aten::__contains__", "aten::keys",
+                       "aten::items", "aten::len", "prim::Loop"])
+
+
+def test_a_written_dict_and_a_missing_key_stay():
+    """A dict written in place, and a read of a key the literal lacks (which raises at run time)."""
+    check_pass(eliminate_static_control_flow, """
+graph(%x : Tensor):
+  %a : str = prim::Constant[value="a"]()
+  %z : str = prim::Constant[value="z"]()
+  %d : Dict(str, Tensor) = prim::DictConstruct(%a, %x)
+   = aten::_set_item(%d, %z, %x)
+  %n : int = aten::len(%d)
+  %e : Dict(str, Tensor) = prim::DictConstruct(%a, %x)
+  %missing : Tensor = aten::__getitem__(%e, %z)
+  %r : (int, Tensor) = prim::TupleConstruct(%n, %missing)
+  return (%r)""", changed=False, inputs=[(torch.randn(3),)])
+
+
+def test_inserts_pops_and_item_writes_of_a_list_literal_fold():
+    """e2e's list_ops: `l.append(4); l.insert(0, 5); v = l.pop(); l[1] = 10`, then a loop over the list and the
+    list returned (after its last write, anything may hold it)."""
+    check_pass(eliminate_static_control_flow, """
+graph(%x : Tensor):
+  %true : bool = prim::Constant[value=1]()
+  %minus : int = prim::Constant[value=-1]()
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %three : int = prim::Constant[value=3]()
+  %four : int = prim::Constant[value=4]()
+  %five : int = prim::Constant[value=5]()
+  %ten : int = prim::Constant[value=10]()
+  %l : int[] = prim::ListConstruct(%one, %two, %three)
+  %1 : int[] = aten::append(%l, %four)
+   = aten::insert(%l, %zero, %five)
+  %v : int = aten::pop(%l, %minus)
+  %2 : int[] = aten::_set_item(%l, %one, %ten)
+  %n : int = aten::len(%l)
+  %s : int = prim::Loop(%n, %true, %zero)
+    block0(%i : int, %acc : int):
+      %e : int = aten::__getitem__(%l, %i)
+      %next : int = aten::add(%acc, %e)
+      -> (%true, %next)
+  %y : Tensor = aten::mul(%x, %s)
+  %r : (Tensor, int, int[]) = prim::TupleConstruct(%y, %v, %l)
+  return (%r)""", inputs=[(torch.randn(3),)], present=["prim::Constant[value=20]", "aten::mul(%x"],
+               absent=["aten::append", "aten::insert", "aten::pop", "aten::_set_item", "prim::Loop"])
+
+
+def test_a_list_write_that_raises_or_follows_an_escape_stays():
+    """A pop of an empty literal raises at run time; a list held by a tuple before its write could be read
+    through the tuple."""
+    check_pass(eliminate_static_control_flow, """
+graph(%x : Tensor):
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %empty : int[] = prim::ListConstruct()
+  %v : int = aten::pop(%empty, %zero)
+  %held : int[] = prim::ListConstruct(%one)
+  %t : (int[], int) = prim::TupleConstruct(%held, %one)
+   = aten::insert(%held, %zero, %one)
+  %r : (int, (int[], int)) = prim::TupleConstruct(%v, %t)
+  return (%r)""", changed=False, inputs=[(torch.randn(1),)])
+
+
+def test_the_rows_of_a_list_of_lists_fold_once_its_loop_is_unrolled():
+    """e2e's list_of_lists: once `for row in grid` is unrolled, the unused outer literal goes, and with it the
+    rows' last use that is not a read, so that the inner loops over them fold without unrolling tensor loops."""
+    check_pass(eliminate_static_control_flow, """
+graph(%x : Tensor):
+  %true : bool = prim::Constant[value=1]()
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %r0 : int[] = prim::ListConstruct(%one, %two)
+  %r1 : int[] = prim::ListConstruct(%two, %two)
+  %grid : int[][] = prim::ListConstruct(%r0, %r1)
+  %rows : int = aten::len(%grid)
+  %total : int = prim::Loop(%rows, %true, %zero)
+    block0(%i : int, %acc : int):
+      %row : int[] = aten::__getitem__(%grid, %i)
+      %n : int = aten::len(%row)
+      %sum : int = prim::Loop(%n, %true, %acc)
+        block0(%j : int, %inner : int):
+          %e : int = aten::__getitem__(%row, %j)
+          %next : int = aten::add(%inner, %e)
+          -> (%true, %next)
+      -> (%true, %sum)
+  %y : Tensor = aten::mul(%x, %total)
+  return (%y)""", unroll_loops=False, inputs=[(torch.randn(3),)], present=["prim::Constant[value=7]"],
+               absent=["prim::Loop", "prim::ListConstruct"])
+
+
+def test_a_copy_of_a_list_literal_is_a_literal_its_writes_fold_into():
+    """e2e's tensor_list_indexing: `parts = list(x.chunk(2)); parts[1] = parts[1] * 2` once the chunk is a
+    literal."""
+    check_pass(eliminate_static_control_flow, """
+graph(%a : Tensor, %b : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %minus : int = prim::Constant[value=-1]()
+  %two : int = prim::Constant[value=2]()
+  %chunks : Tensor[] = prim::ListConstruct(%a, %b)
+  %parts : Tensor[] = aten::list(%chunks)
+  %second : Tensor = aten::__getitem__(%parts, %one)
+  %doubled : Tensor = aten::mul(%second, %two)
+  %w : Tensor[] = aten::_set_item(%parts, %one, %doubled)
+  %last : Tensor = aten::__getitem__(%parts, %minus)
+  return (%last)""", inputs=[(torch.randn(2), torch.randn(2))],
+               absent=["aten::list", "aten::_set_item", "aten::__getitem__"])

@@ -78,7 +78,12 @@ def _reduce(loss: Tensor, reduction: int) -> Tensor:
 #   "reflect" and "replicate" modes: StableHLO lowers neither, TOSA not replication_pad1d (both as gathers);
 # - upsample_*.vec (F.interpolate): StableHLO lowers no upsampling, linalg no bilinear (as gathers); (the
 #   nearest-exact and trilinear ones, which the torch dialect lacks, share their helpers here);
+# - diag_embed (and diag of a vector, which torch-mlir decomposes into it): StableHLO has no lowering (it leaves
+#   "failed to legalize operation 'torch.constant.int'"); the FX route's decomposition is a where over a mask;
 # - softshrink: torch-mlir's decomposition subtracts lambd below -lambd too (-1.52 -> -2.02, not -1.02);
+# - prelu: torch-mlir's decomposition multiplies by the weight unshaped, broadcast along the last dimension, not
+#   the channels' ("'linalg.generic' op inferred input/output operand #1 has shape's dimension #0 to be 4, but
+#   found 3" for nn.PReLU(3) on a [2, 3, 4] input); ATen views it as [1, C, 1, ...];
 # - scaled_dot_product_attention (without dropout): only linalg lowers it (nn.MultiheadAttention with a mask);
 # - adaptive_avg_pool1d to a size that does not divide the input's: its decomposition asserts "only support cases
 #   where input and output size are equal for non-unit output size"; each window is averaged on its own;
@@ -340,6 +345,10 @@ def upsample_bilinear2d__vec(input: Tensor, output_size: Optional[List[int]], al
   return _linear(rows, 3, sizes[1], align_corners, scale_factors, 1)
 def softshrink(self: Tensor, lambd: float = 0.5) -> Tensor:
   return torch.where(self > lambd, self - lambd, torch.where(self < -lambd, self + lambd, torch.zeros_like(self)))
+def prelu(self: Tensor, weight: Tensor) -> Tensor:
+  if self.dim() >= 2:
+    weight = weight.reshape([1, -1] + [1] * (self.dim() - 2))
+  return torch.where(self > 0, self, weight * self)
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Optional[Tensor] = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: Optional[float] = None,
                                  enable_gqa: bool = False) -> Tensor:
@@ -898,6 +907,19 @@ def linalg_vecdot(x: Tensor, y: Tensor, dim: int = -1) -> Tensor:
   return torch.sum(x * y, [dim])
 def diagflat(self: Tensor, offset: int = 0) -> Tensor:
   return torch.diag_embed(self.reshape([-1]), offset)
+def diag_embed(self: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+  # a matrix per row of the last dimension: the row's elements where the column is the row plus offset, indexed
+  # by the row (offset >= 0) or the column (offset < 0), the row padded with zeros to the matrix's size
+  size = self.size(-1) + (offset if offset >= 0 else -offset)
+  rows = torch.arange(size).unsqueeze(-1)
+  columns = torch.arange(size)
+  padded = self
+  if offset != 0:
+    padded = torch.cat([self, self.new_zeros(self.shape[:-1] + [size - self.size(-1)])], -1)
+  values = padded.unsqueeze(-1) if offset >= 0 else padded.unsqueeze(-2)
+  return torch.where(columns - rows == offset, values, torch.zeros_like(values)).movedim([-2, -1], [dim1, dim2])
+def diag(self: Tensor, diagonal: int = 0) -> Tensor:  # (of a vector: _ONLY_WHEN; a matrix's is its diagonal)
+  return torch.diag_embed(self, diagonal)
 def _along(index: Tensor, rank: int, dim: int) -> Tensor:
   return index.reshape([1] * dim + [-1] + [1] * (rank - dim - 1))
 def _wrapped(index: Tensor, size: int) -> Tensor:
@@ -1222,6 +1244,29 @@ def im2col(self: Tensor, kernel_size: List[int], dilation: List[int], padding: L
   # (sizes, not flatten: torch-mlir views a flattened empty tensor as [0, -1, ...] and divides by its zero size)
   blocks = self.size(-3) * kernel_size[0] * kernel_size[1]
   return torch.stack(windows, -3).reshape(self.shape[:-3] + [blocks, rows * columns])
+def col2im(self: Tensor, output_size: List[int], kernel_size: List[int], dilation: List[int], padding: List[int],
+           stride: List[int]) -> Tensor:
+  # im2col's adjoint: each kernel position's block of rows placed in its strided window of the padded output,
+  # the windows summed
+  height = output_size[0] + 2 * padding[0]
+  width = output_size[1] + 2 * padding[1]
+  rows = (height - dilation[0] * (kernel_size[0] - 1) - 1) // stride[0] + 1
+  columns = (width - dilation[1] * (kernel_size[1] - 1) - 1) // stride[1] + 1
+  positions = kernel_size[0] * kernel_size[1]
+  blocks = self.reshape(self.shape[:-2] + [self.size(-2) // positions, positions, rows, columns])
+  row_dim = self.dim() - 1  # (the output's and each block's: one more than self's batch and channel dims)
+  band = self.new_zeros(self.shape[:-2] + [self.size(-2) // positions, rows, width])
+  zeros = self.new_zeros(self.shape[:-2] + [self.size(-2) // positions, height, width])
+  windows: List[Tensor] = []
+  for i in range(kernel_size[0]):
+    for j in range(kernel_size[1]):
+      top = i * dilation[0]
+      left = j * dilation[1]
+      block = blocks.select(row_dim, i * kernel_size[1] + j)
+      placed = band.slice_scatter(block, row_dim + 1, left, left + stride[1] * (columns - 1) + 1, stride[1])
+      windows.append(zeros.slice_scatter(placed, row_dim, top, top + stride[0] * (rows - 1) + 1, stride[0]))
+  out = torch.stack(windows).sum(0)
+  return out[..., padding[0]:padding[0] + output_size[0], padding[1]:padding[1] + output_size[1]]
 def squeeze_copy(self: Tensor) -> Tensor:
   return self.squeeze().clone()
 def squeeze_copy__dim(self: Tensor, dim: int) -> Tensor:
@@ -1377,6 +1422,7 @@ _ONLY_WHEN = {
     # (torch-mlir's own lowering, a tm_tensor.topk, has a region IREE rejects: "region block must end with a
     # linalg_ext.yield i1")
     "kthvalue": lambda node: _has_dtype(node, 0, _REAL_DTYPES - {torch.bool}),
+    "diag": lambda node: _has_rank(node, 0, 1),
     "logcumsumexp": lambda node: _has_dtype(node, 0, _FLOATING_DTYPES),
     "argmin": lambda node: _is_constant(node, 1, None),
     "argmax": lambda node: _is_constant(node, 1, None),
@@ -1647,17 +1693,40 @@ def _constant_ints(node: Node, index: int) -> list | None:
 
 def decompose_unknown_operators(graph: Graph) -> bool:
     """Replace each node of an operator in DECOMPOSITIONS (matched by schema, name and overload) by the body of
-    its decomposition, inlined."""
-    found = [(n, d) for n in graph.all_nodes() if (d := _decomposition_of(n)) is not None and log.opt_allowed()]
-    for node, decomposition in found:
+    its decomposition, inlined; and so the operators that body calls (diag of a vector is diag_embed, which
+    is a where moved by movedim), but none inside its own decomposition, and at most _MOST_NESTED deep."""
+    found = [(n, name, ()) for n in graph.all_nodes() if (name := _decomposition_of(n)) is not None and
+             log.opt_allowed()]
+    changed = bool(found)
+    while found:
+        node, name, outer = found.pop()
+        before = node.prev
         with graph.insert_point_guard(node):
-            outputs = insert_graph(graph, decomposition, list(node.inputs))
+            outputs = insert_graph(graph, _graphs()[name], list(node.inputs))
         for old, new in zip(node.outputs, _results(graph, node, outputs)):
             if new not in node.inputs:  # (an identity's result is its input, whose type is its own: `real` of a
                 new.set_type(old.type)  # real tensor in an untaken branch was typed Tensor, unrefined)
             old.replace_all_uses_with(new)
+        inserted = _nodes_between(before, node)
         node.destroy()
-    return bool(found)
+        if len(outer) < _MOST_NESTED:
+            found += [(n, inner, (*outer, name)) for n in inserted if (inner := _decomposition_of(n)) is not None
+                      and inner not in (*outer, name) and log.opt_allowed()]
+    return changed
+
+
+_MOST_NESTED = 4
+
+
+def _nodes_between(first: Node, last: Node) -> list[Node]:
+    """The nodes after `first` and before `last` in their block, and the nodes nested in them."""
+    nodes = []
+    node = first.next
+    while node is not last:
+        nodes.append(node)
+        nodes += [inner for block in node.blocks for inner in block.all_nodes()]
+        node = node.next
+    return nodes
 
 
 def _results(graph: Graph, node: Node, outputs: list) -> list:
@@ -1669,7 +1738,8 @@ def _results(graph: Graph, node: Node, outputs: list) -> list:
         return list(graph.insert_node(unpack).outputs)
 
 
-def _decomposition_of(node: Node) -> Graph | None:
+def _decomposition_of(node: Node) -> str | None:
+    """The name of the node's decomposition (`name` or `name__overload`), if it has one for its arguments."""
     if node.kind.ns != "aten" or node.kind.name not in _defined_operators():
         return None
     schema = node.maybe_schema()
@@ -1679,7 +1749,7 @@ def _decomposition_of(node: Node) -> Graph | None:
     when = _ONLY_WHEN.get(name)
     if name not in _defined() or (when is not None and not when(node)):
         return None
-    return _graphs()[name]
+    return name
 
 
 @functools.cache

@@ -54,6 +54,14 @@ user's graphs are never touched. The workarounds, each with the reason it is nee
   half, and an unknown op to torch-mlir). Compiled programs do not autocast: `torch.is_autocast_enabled()` (an
   unknown op, one of nn.MultiheadAttention's fast-path checks, which left the checks' If standing with its
   untaken branch unrefined: torch-mlir's inliner then failed on an unrefined `prim::unchecked_cast`) is False.
+- `literal_tensors_to_constants`: `torch.tensor([1.0, 2.0, 3.0])` (`aten::tensor` of a list literal) has no lowering
+  (linalg and StableHLO leave its list's constants illegal, TOSA the op); of constants, it is a tensor constant,
+  which imports as a literal.
+- `slice_bounds_to_ints`: TOSA lowers `aten::slice.Tensor` only with constant int bounds (`x[::2]`, `x[1:]` slice
+  from or to None: "failed to legalize operation 'torch.aten.slice.Tensor'"), and TOSA and StableHLO lower
+  `aten::slice_scatter` (what `y[1:] += 1` becomes) only so; a None start is 0 and a None end the dimension's
+  size, which ATen reads the same (the FX route's slices end at INT64_MAX, but StableHLO's lowering of a
+  slice_scatter to INT64_MAX, which remove_mutation makes of such a slice, runs out of memory: std::bad_alloc).
 - `scalars_to_scalar_tensors`: `torch.tensor(3)` (`aten::tensor.int`, `.float`, `.bool`; TorchScript emits it
   for `y[0] = 3`) has no lowering, while `aten::scalar_tensor` has one.
 - `reject_list_mutation_in_control_flow`: torch-mlir does not follow a list mutated inside a loop or branch
@@ -132,9 +140,9 @@ import torch
 from tsjit import log
 from tsjit.errors import MLIRError, TsjitError
 from tsjit.ir import types as ts
-from tsjit.ir.constants import constant_value
+from tsjit.ir.constants import constant_value, must_be_none
 from tsjit.ir.graph import Block, Graph, Node, Value
-from tsjit.ir.scalar_type import dtype_to_code
+from tsjit.ir.scalar_type import code_to_dtype, dtype_to_code
 from tsjit.ir.symbols import aten, prim
 from tsjit.mlir import shapes
 from tsjit.mlir.decompositions import decompose_unknown_operators
@@ -267,9 +275,12 @@ def _rewrite(graph: Graph, options: Options, device: torch.device) -> None:
     run_pass(lower_not, graph)
     run_pass(flip_float_comparisons, graph)
     run_pass(scalars_to_scalar_tensors, graph)
+    run_pass(literal_tensors_to_constants, graph)
+    run_pass(slice_bounds_to_ints, graph)
     run_pass(decompose_range_ops, graph)
     run_pass(eliminate_dead_code, graph, keep_assertions=True)
-    run_pass(eliminate_static_control_flow, graph, unroll_loops=_unrolls(options))
+    if run_pass(eliminate_static_control_flow, graph, unroll_loops=_unrolls(options)):
+        run_pass(eliminate_dead_code, graph, keep_assertions=True)  # (literals whose reads folded: a dict's)
     run_pass(remove_mutation, graph)
     run_pass(loops_to_for_or_while, graph)
 
@@ -937,6 +948,45 @@ def scalars_to_scalar_tensors(graph: Graph) -> bool:
         node.output().replace_all_uses_with(tensor.set_type(node.output().type))
         node.destroy()
     return bool(nodes)
+
+
+def literal_tensors_to_constants(graph: Graph) -> bool:
+    """`aten::tensor(%l, %dtype, %device, %requires_grad)` of a list literal of number constants (and constant
+    other arguments) -> the tensor torch.tensor makes of them, as a constant."""
+    changed = False
+    for node in [n for n in graph.all_nodes() if n.kind is aten.tensor and len(n.inputs) == 4]:
+        literal = node.input(0).node
+        if literal.kind is not prim.ListConstruct or not all(
+                v.node.kind is prim.Constant and type(v.type) in _DEFAULT_DTYPES for v in literal.inputs) or \
+                not all(v.node.kind is prim.Constant for v in node.inputs[1:]) or not log.opt_allowed():
+            continue
+        dtype, device, _ = (constant_value(v.node) for v in node.inputs[1:])
+        value = torch.tensor([constant_value(v.node) for v in literal.inputs],
+                             dtype=None if dtype is None else code_to_dtype(dtype), device=device)
+        with graph.insert_point_guard(node):
+            node.output().replace_all_uses_with(graph.insert_constant(value))
+        node.destroy()
+        changed = True
+    return changed
+
+
+def slice_bounds_to_ints(graph: Graph) -> bool:
+    """`aten::slice(%tensor, %dim, None, None, %step)` -> `aten::slice(%tensor, %dim, 0, aten::size(%tensor, %dim),
+    %step)`, and the same for `aten::slice_scatter`'s bounds (the size folds once refined types state it)."""
+    changed = False
+    for node in [n for n in graph.all_nodes() if n.kind in _SLICE_BOUNDS and isinstance(n.input(0).type,
+                                                                                        ts.TensorType)]:
+        start = _SLICE_BOUNDS[node.kind]
+        for index in (start, start + 1):
+            if index < len(node.inputs) and must_be_none(node.input(index)) and log.opt_allowed():
+                with graph.insert_point_guard(node):
+                    node.replace_input(index, graph.insert_constant(0) if index == start else
+                                       graph.insert(aten.size, [node.input(0), node.input(start - 1)]))
+                changed = True
+    return changed
+
+
+_SLICE_BOUNDS = {aten.slice: 2, aten.slice_scatter: 3}  # (the start's position; the dim's before, the end's after)
 
 
 _LIST_MUTATIONS = frozenset({aten.append, aten.insert, aten.extend, aten.pop, aten.clear, aten.remove,

@@ -115,8 +115,8 @@ _TABLE = (
     ("inline_fork_wait", f"{_PASSES}.inline_fork_wait",
      "forks whose future is only waited on run their subgraph where forked; the waits read its result"),
     ("eliminate_static_control_flow", f"{_PASSES}.static_control_flow",
-     "scalar ops on constants folded, isinstance checks the types decide answered, constant tuples and list "
-     "literals forwarded, Ifs on constants inlined, "
+     "scalar ops on constants folded, isinstance checks the types decide answered, constant tuples, list and dict "
+     "literals forwarded, list literals' writes folded, unused literals removed, Ifs on constants inlined, "
      "constant loops peeled"),
     ("fold_static_types", f"{_PASSES}.fold_static_types",
      "aten::size, aten::dim and prim::dtype of tensors whose refined type states them become constants"),
@@ -136,6 +136,9 @@ _TABLE = (
     ("flip_float_comparisons", _MLIR,
      "float a < b, a <= b and a != b become b > a, b >= a and (a == b) != True (the ones linalg lowers)"),
     ("scalars_to_scalar_tensors", _MLIR, "aten::tensor of a number becomes aten::scalar_tensor"),
+    ("literal_tensors_to_constants", _MLIR, "aten::tensor of a list literal of number constants becomes a constant"),
+    ("slice_bounds_to_ints", _MLIR,
+     "a tensor slice's (and slice_scatter's) None start and end become 0 and the dimension's size"),
     ("decompose_range_ops", _MLIR,
      "aten::__range_length and aten::__derive_index with a constant step become int arithmetic"),
     ("expand_list_reductions", _MLIR,

@@ -3,7 +3,7 @@
 Much of TorchScript's control flow is static: `for i in range(3)`, loops over a ModuleList, `while k < i` inside
 such a loop, an `if` on a module's constant attribute. MLIR preparation needs it gone (tsjit/mlir/prepare.py: the
 TOSA and StableHLO backend contracts accept no `scf` ops, and a dead branch's in-place op would keep a program from
-value semantics). Six rewrites, repeated until none applies, remove it:
+value semantics). These rewrites, repeated until none applies, remove it:
 
 - `fold_scalar_constants`: a scalar op (int, float, bool results, or lists of them that nothing writes; no
   tensors, no side effects) whose inputs are all constants (or list literals of constants: `x.device.type in
@@ -22,12 +22,17 @@ value semantics). Six rewrites, repeated until none applies, remove it:
   `aten::_assert_scalar` checks prepare.py inserts); likewise `aten::len` and `aten::__getitem__` (constant
   index) of a `prim::ListConstruct` that nothing mutates (`for t in tensors` over a list of tensors), and a copy
   of it (`list(parts)`) is a new literal of its elements;
+- `forward_dict_elements`: the same for a `prim::DictConstruct` of constant keys that nothing mutates: reads by a
+  constant key, `len`, `in`, `keys()`, `values()` and `items()` (`for k in d.keys(): out = out + d[k]`, whose
+  loop then runs over a list literal);
 - `fold_list_writes`: writes to a list literal in its block (appends, `insert`, `pop`, `l[i] = v`, `del l[i]`,
   `clear`, `reverse`, at constant positions) give the literal its final elements (a list comprehension over a
   tuple, once unrolled: nn.MultiheadAttention's `all([_check_arg_device(x) for x in tensor_args])`, which
   `aten::all` then folds on), and a read between writes reads a literal of the elements so far (a loop that reads
   the list it builds, unrolled);
 - `inline_constant_ifs`: an If on a constant condition becomes the nodes of the branch it takes;
+- `remove_unused_literals`: list, dict and tuple literals nothing uses go (a loop over `[[1, 2], [3, 4]]`,
+  unrolled, leaves the outer literal, whose use of each row kept the rows from counting as only read);
 - `peel_constant_loops`: a loop that surely runs (constant trip count and constant initial condition) runs its
   first iteration before the loop (a loop that computes tensors only where unrolling is asked for it; any other,
   such as a product of known sizes, which then folds: F.instance_norm's check), with the iteration number 0; the
@@ -73,8 +78,8 @@ def eliminate_static_control_flow(graph: Graph, unroll_loops: bool | Callable[[N
     changed = False
     peeled: dict[Node, int] = {}
     while fold_scalar_constants(graph) | decide_isinstance(graph) | forward_tuple_elements(graph) | \
-            forward_list_elements(graph) | fold_list_writes(graph) | inline_constant_ifs(graph) | \
-            peel_constant_loops(graph, peeled, unrolls):
+            forward_list_elements(graph) | forward_dict_elements(graph) | fold_list_writes(graph) | \
+            inline_constant_ifs(graph) | peel_constant_loops(graph, peeled, unrolls) | remove_unused_literals(graph):
         changed = True
     return changed
 
@@ -413,6 +418,74 @@ def only_read(value: Value) -> bool:
             if schema is None or schema.is_mutable:
                 return False
     return True
+
+
+_DICT_READS = frozenset({aten.__getitem__, aten.get, aten.__contains__, aten.len, aten.keys, aten.values, aten.items})
+
+
+def forward_dict_elements(graph: Graph) -> bool:
+    """Reads of `%d = prim::DictConstruct(k0, v0, k1, v1, ...)` (constant keys, `%d` only read) -> what they read:
+    `d[k]` and `d.get(k[, default])` (constant k) the value or the default, `len(d)` and `k in d` constants,
+    `d.keys()`, `d.values()` and `d.items()` list literals in insertion order (a repeated key keeps its first
+    position and its last value, as Python's dict). A read of a missing key stays, to raise at run time."""
+    changed = False
+    for node in [n for n in graph.all_nodes() if n.kind in _DICT_READS]:
+        construct = node.input(0).node
+        if construct.kind is not prim.DictConstruct or not only_read(node.input(0)) or \
+                not all(_is_constant_scalar(k) for k in construct.inputs[::2]):
+            continue
+        entries = {constant_value(k.node): v for k, v in zip(construct.inputs[::2], construct.inputs[1::2])}
+        keyed = node.kind in (aten.__getitem__, aten.get, aten.__contains__)
+        if keyed and not _is_constant_scalar(node.input(1)) or \
+                node.kind is aten.__getitem__ and constant_value(node.input(1).node) not in entries:
+            continue
+        if not log.opt_allowed():
+            continue
+        with graph.insert_point_guard(node):
+            result = _dict_read(graph, node, entries, construct)
+        node.output().replace_all_uses_with(result)
+        node.destroy()
+        if not construct.has_uses():
+            construct.destroy()
+        changed = True
+    return changed
+
+
+def _dict_read(graph: Graph, node: Node, entries: dict, construct: Node) -> Value:
+    """The value a read of a dict literal's `entries` gives, inserted at the insert point."""
+    if node.kind is aten.len:
+        return graph.insert_constant(len(entries))
+    if node.kind in (aten.__getitem__, aten.get, aten.__contains__):
+        key = constant_value(node.input(1).node)
+        if node.kind is aten.__contains__:
+            return graph.insert_constant(key in entries)
+        if key in entries:
+            return entries[key]
+        return node.input(2) if len(node.inputs) > 2 else graph.insert_constant(None, node.output().type)
+    keys = [construct.inputs[2 * i] for i in range(len(construct.inputs) // 2)]
+    keys = list({constant_value(k.node): k for k in reversed(keys)}.values())[::-1]  # (first positions)
+    if node.kind is aten.keys:
+        elements = keys
+    elif node.kind is aten.values:
+        elements = [entries[constant_value(k.node)] for k in keys]
+    else:
+        pair = node.output().type.elem
+        elements = [graph.insert_node(graph.create(prim.TupleConstruct, [k, entries[constant_value(k.node)]]))
+                    .output().set_type(pair) for k in keys]
+    return graph.insert_node(graph.create(prim.ListConstruct, elements)).output().set_type(node.output().type)
+
+
+_LITERALS = frozenset({prim.ListConstruct, prim.DictConstruct, prim.TupleConstruct})
+
+
+def remove_unused_literals(graph: Graph) -> bool:
+    """Delete list, dict and tuple literals whose results nothing uses (they have no effect; the literals they
+    used go in the next round)."""
+    unused = [n for n in graph.all_nodes() if n.kind in _LITERALS and not n.has_uses()]
+    unused = [n for n in unused if log.opt_allowed()]
+    for node in unused:
+        node.destroy()
+    return bool(unused)
 
 
 def inline_constant_ifs(graph: Graph) -> bool:

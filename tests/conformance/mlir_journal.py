@@ -4,7 +4,7 @@ outcomes it finished, and which stage (torch-mlir's pipelines, IREE) was running
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -13,13 +13,13 @@ CRASHED = "crashed: the worker process died"
 
 class Journal:
     """A program's progress, one JSON line per event in a file that outlives its worker process: the outcomes it
-    finished (with its timings so far), and the stage it began last and has not ended. Should the worker die, the
-    parent reads which stage killed it, and the program's next attempt skips the outcomes it has.
+    finished (with its timings and CPU seconds so far), and the stage it began last and has not ended. Should the
+    worker die, the parent reads which stage killed it, and the program's next attempt skips the outcomes it has.
 
         {"event": "attempt", "attempt": 3}
         {"event": "begin", "keys": ["fx tosa"], "stage": "torch-mlir's tosa pipeline"}
         {"event": "end"}
-        {"event": "outcomes", "outcomes": {"fx tosa": "pass"}, "timing": {...}}
+        {"event": "outcomes", "outcomes": {"fx tosa": "pass"}, "timing": {...}, "cpu": 4.2}
         {"event": "done"}
     """
 
@@ -27,6 +27,9 @@ class Journal:
         self.path = path
         self.outcomes: dict[str, str] = {}
         self.timing: dict[str, dict[str, float]] = {}
+        self.cpu = 0.0
+        self._clock: Callable[[], float] | None = None
+        self._since = self._earlier = 0.0
         self.running: dict | None = None
         self.attempt: int | None = None
         self.done = False
@@ -48,7 +51,7 @@ class Journal:
             self.running = None
         elif kind == "outcomes":
             self.outcomes.update(event["outcomes"])
-            self.timing = event["timing"]
+            self.timing, self.cpu = event["timing"], event.get("cpu", self.cpu)
         elif kind == "done":
             self.done = True
 
@@ -57,8 +60,15 @@ class Journal:
             file.write(json.dumps(event) + "\n")
         self._apply(event)
 
-    def start(self, attempt: int) -> None:
+    def start(self, attempt: int, clock: Callable[[], float]) -> None:
+        """A new attempt, in a new process; `clock` reads the CPU seconds it has spent, which count after those of
+        earlier attempts (each up to its last outcome: what a crashed stage spent died with its process)."""
+        self._clock, self._since, self._earlier = clock, clock(), self.cpu
         self._append({"event": "attempt", "attempt": attempt})
+
+    def spent(self) -> float:
+        """The program's CPU seconds over its attempts."""
+        return self.cpu if self._clock is None else self._earlier + self._clock() - self._since
 
     @contextmanager
     def stage(self, keys: list[str], stage: str) -> Iterator[None]:
@@ -70,7 +80,7 @@ class Journal:
             self._append({"event": "end"})
 
     def record(self, outcomes: dict[str, str]) -> None:
-        self._append({"event": "outcomes", "outcomes": outcomes, "timing": self.timing})
+        self._append({"event": "outcomes", "outcomes": outcomes, "timing": self.timing, "cpu": self.spent()})
 
     def finish(self) -> None:
         self._append({"event": "done"})

@@ -26,9 +26,9 @@ runs once more for the rest. IREE artifacts are cached on disk (tsjit.mlir.iree)
 runs. The FX route's outcomes do not depend on tsjit's lowering: they are cached on disk
 (`--fx-cache`, see fx_cache_key) by the program's source and data and the versions of torch, torch-mlir and IREE,
 so that a rerun pays only tsjit's route. Each record keeps the CPU seconds its program cost (the worker's own and
-those of its child processes, iree-compile's included), which the table sums, and those of its stages (lowering
-per route, IREE's compilations), and the code version it was measured with: `--json FILE --resume` accumulates a
-whole-corpus run across sessions, and the table says which versions it mixes.
+those of its child processes, iree-compile's included, over its attempts), which the table sums, and those of its
+stages (lowering per route, IREE's compilations), and the code version it was measured with: `--json FILE
+--resume` accumulates a whole-corpus run across sessions, and the table says which versions it mixes.
 
     python tests/conformance/mlir_runner.py [--corpus opdb,nn,e2e] [--only REGEX] [--every K] [--jobs N]
         [--routes tsjit,fx] [--backends linalg-on-tensors,tosa,stablehlo] [--timeout SECONDS]
@@ -331,9 +331,8 @@ def run_program(name: str, fx_cache: Path | None, selection: Selection, journal_
     _limit_memory(WORKER_MEMORY_BYTES)
     signal.signal(signal.SIGALRM, lambda signum, frame: _expire(selection.timeout))
     signal.alarm(selection.timeout)
-    started = _cpu_seconds()
     journal = Journal(journal_path)
-    journal.start(attempt)
+    journal.start(attempt, _cpu_seconds)
     record: dict[str, Any] = {"name": name, "eager": True, "routes": list(selection.routes),
                               "backends": list(selection.backends)}
     try:
@@ -343,7 +342,7 @@ def run_program(name: str, fx_cache: Path | None, selection: Selection, journal_
     finally:
         signal.alarm(0)
     journal.finish()
-    record.update(outcomes=journal.outcomes, timing=journal.timing, cpu=_cpu_seconds() - started)
+    record.update(outcomes=journal.outcomes, timing=journal.timing, cpu=journal.spent())
     return record
 
 
@@ -531,9 +530,10 @@ class Run:
             if journal.attempt != self.pools or journal.done or journal.blame_crash():
                 again.append(name)
                 continue
-            self.records[name] = {"name": name, "eager": True, "outcomes": journal.outcomes, "timing": journal.timing,
-                                  "routes": list(self.selection.routes), "backends": list(self.selection.backends),
-                                  "commit": self.commit, "failure": f"{CRASHED} outside its lowering and IREE stages"}
+            self.records[name] = {"name": name, "eager": True, "routes": list(self.selection.routes),
+                                  "backends": list(self.selection.backends), "outcomes": journal.outcomes,
+                                  "timing": journal.timing, "cpu": journal.cpu, "commit": self.commit,
+                                  "failure": f"{CRASHED} outside its lowering and IREE stages"}
             if self.progress:
                 _print_progress(self.records[name], len(self.records))
         return again

@@ -87,7 +87,6 @@ _EVERY_BACKEND: dict[str, str] = {
     'function:exit_transform_raise': _no_op('aten::sqrt'),
     'function:float_arith': _no_op('aten::floordiv'),
     'function:functional_grid_sample': _no_op('aten::affine_grid_generator'),
-    'function:functional_more_losses': _no_op('aten::nll_loss_nd'),
     'function:forks_in_a_loop': FORK,
     'function:int_arith': _no_op('aten::__lshift__'),
     'function:int_bit_ops': _no_op('aten::__and__'),

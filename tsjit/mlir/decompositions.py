@@ -71,8 +71,9 @@ def _reduce(loss: Tensor, reduction: int) -> Tensor:
 #   SmallVector unable to grow"), so the missing ones are given as ones and zeros; and without input statistics
 #   (nn.InstanceNorm2d(track_running_stats=True) in evaluation) it normalizes by the input's statistics anyway:
 #   with running statistics it is then batch_norm in evaluation, per channel;
-# - binary_cross_entropy_with_logits with pos_weight: its decomposition types `pos_weight * log_sigmoid(x)` as
-#   pos_weight's shape ("'tensor.cast' op operand type 'tensor<3x4xf32>' and result type 'tensor<4xf32>'");
+# - binary_cross_entropy_with_logits: with pos_weight its decomposition types `pos_weight * log_sigmoid(x)` as
+#   pos_weight's shape ("'tensor.cast' op operand type 'tensor<3x4xf32>' and result type 'tensor<4xf32>'"); without
+#   it, `1 - target` of a ones_like target folds into a literal of 2**64 (wrong values on every backend);
 # - cross_entropy_loss with label smoothing: "found an op that was marked as backend illegal";
 # - binary_cross_entropy, cosine_embedding_loss, and pad in "circular" mode: not decomposed at all; pad in
 #   "reflect" and "replicate" modes: StableHLO lowers neither, TOSA not replication_pad1d (both as gathers);
@@ -1392,7 +1393,6 @@ _MOST_WINDOWS = 16  # adaptive pooling decomposed into at most this many windows
 _ONLY_WHEN = {
     "instance_norm": lambda node: _is_constant(node, 1, None) or _is_constant(node, 2, None) or
     _is_constant(node, 5, False),
-    "binary_cross_entropy_with_logits": lambda node: not _is_constant(node, 3, None),
     "cross_entropy_loss": lambda node: not _is_constant(node, 5, 0.0) and _is_constant(node, 2, None),
     "adaptive_avg_pool1d": lambda node: _constant_ints(node, 1) in [[n] for n in range(2, _MOST_WINDOWS + 1)],
     "adaptive_avg_pool2d": lambda node: _uneven_windows(node),

@@ -97,6 +97,16 @@ def _wrapped_dim(dim: int, ndim: int) -> int:
                          + "], but got " + str(dim) + ")")
     return dim % n
 
+def _along(input: Tensor, dim: int, dtype: Optional[int], mask: Optional[Tensor], name: str,
+           reduction: str) -> Tuple[Tensor, int]:
+    # the operand of a masked scan or normalization along dim (cumsum, softmax, ...): masked-out elements replaced
+    # by `reduction`'s identity, in dtype (input's by default); and dim wrapped
+    _strided(input, "torch.masked." + name)
+    if dtype is None:
+        dtype = input.dtype
+    d = _wrapped_dim(dim, input.dim())
+    return _masked_input(input, mask, reduction).to(dtype), d
+
 def _canonical_dim(dim: Optional[List[int]], ndim: int) -> List[int]:
     if dim is None or len(dim) == 0:
         return list(range(ndim))
@@ -207,18 +217,12 @@ def prod(input: Tensor, dim: Optional[BroadcastingList1[int]] = None, *, keepdim
     return result
 
 def cumsum(input: Tensor, dim: int, *, dtype: Optional[int] = None, mask: Optional[Tensor] = None) -> Tensor:
-    _strided(input, "torch.masked.cumsum")
-    if dtype is None:
-        dtype = input.dtype
-    d = _wrapped_dim(dim, input.dim())
-    return torch.cumsum(_masked_input(input, mask, "sum").to(dtype), d).to(dtype)
+    masked, d = _along(input, dim, dtype, mask, "cumsum", "sum")
+    return torch.cumsum(masked, d).to(masked.dtype)
 
 def cumprod(input: Tensor, dim: int, *, dtype: Optional[int] = None, mask: Optional[Tensor] = None) -> Tensor:
-    _strided(input, "torch.masked.cumprod")
-    if dtype is None:
-        dtype = input.dtype
-    d = _wrapped_dim(dim, input.dim())
-    return torch.cumprod(_masked_input(input, mask, "prod").to(dtype), d).to(dtype)
+    masked, d = _along(input, dim, dtype, mask, "cumprod", "prod")
+    return torch.cumprod(masked, d).to(masked.dtype)
 
 def amax(input: Tensor, dim: Optional[BroadcastingList1[int]] = None, *, keepdim: Optional[bool] = False,
          dtype: Optional[int] = None, mask: Optional[Tensor] = None) -> Tensor:
@@ -315,25 +319,16 @@ def std(input: Tensor, dim: Optional[BroadcastingList1[int]] = None, unbiased: O
     return _std_var(input, dim, unbiased, correction, _flag(keepdim), dtype, mask, True)
 
 def softmax(input: Tensor, dim: int, *, dtype: Optional[int] = None, mask: Optional[Tensor] = None) -> Tensor:
-    _strided(input, "torch.masked.softmax")
-    if dtype is None:
-        dtype = input.dtype
-    d = _wrapped_dim(dim, input.dim())
-    return torch.softmax(_masked_input(input, mask, "amax").to(dtype), d)
+    masked, d = _along(input, dim, dtype, mask, "softmax", "amax")
+    return torch.softmax(masked, d)
 
 def log_softmax(input: Tensor, dim: int, *, dtype: Optional[int] = None, mask: Optional[Tensor] = None) -> Tensor:
-    _strided(input, "torch.masked.log_softmax")
-    if dtype is None:
-        dtype = input.dtype
-    d = _wrapped_dim(dim, input.dim())
-    return torch.log_softmax(_masked_input(input, mask, "amax").to(dtype), d)
+    masked, d = _along(input, dim, dtype, mask, "log_softmax", "amax")
+    return torch.log_softmax(masked, d)
 
 def softmin(input: Tensor, dim: int, *, dtype: Optional[int] = None, mask: Optional[Tensor] = None) -> Tensor:
-    _strided(input, "torch.masked.softmin")
-    if dtype is None:
-        dtype = input.dtype
-    d = _wrapped_dim(dim, input.dim())
-    return torch.softmax(-_masked_input(input, mask, "amin").to(dtype), d)
+    masked, d = _along(input, dim, dtype, mask, "softmin", "amin")
+    return torch.softmax(-masked, d)
 
 def normalize(input: Tensor, ord: number, dim: int, *, eps: float = 1e-12, dtype: Optional[int] = None,
               mask: Optional[Tensor] = None) -> Tensor:

@@ -132,8 +132,11 @@ def _pinv(A: Tensor, atol: Tensor, rtol: Tensor, hermitian: bool) -> Tensor:
   kept = s > _cutoff(s, atol, rtol)
   inverse = torch.where(kept, 1 / torch.where(kept, s, torch.ones_like(s)), torch.zeros_like(s))
   return torch.matmul(v * inverse.unsqueeze(-2), u.transpose(-2, -1))
+def _batch_zeros(A: Tensor) -> Tensor:
+  # zeros of A's dtype, one per matrix of the batch: the shape tolerances and cutoffs broadcast to
+  return torch.zeros_like(A.sum([-2, -1]))
 def _tolerances(A: Tensor, atol: Optional[Tensor], rtol: Optional[Tensor]) -> Tuple[Tensor, Tensor]:
-  zero = torch.zeros_like(A.sum([-2, -1]))
+  zero = _batch_zeros(A)
   absolute = zero if atol is None else atol.to(A.dtype) + zero
   if rtol is None and atol is None:
     # (the default rtol, not `where(atol > 0, ...)` of a zero atol: torch-mlir's torch-lower-to-backend-contract
@@ -146,7 +149,7 @@ def linalg_svdvals(A: Tensor, driver: Optional[str] = None) -> Tensor:
   return _singular_values(A)
 def svd(self: Tensor, some: bool = True, compute_uv: bool = True) -> Tuple[Tensor, Tensor, Tensor]:
   if not compute_uv:
-    zeros = torch.zeros_like(self.sum([-2, -1]))
+    zeros = _batch_zeros(self)
     return (zeros.reshape(zeros.size() + [1, 1]).expand(self.size()[:-1] + [self.size(-2)]).clone(),
             _singular_values(self), zeros.reshape(zeros.size() + [1, 1]).expand(
                 self.size()[:-2] + [self.size(-1), self.size(-1)]).clone())
@@ -160,7 +163,7 @@ def linalg_eigvalsh(self: Tensor, UPLO: str = "L") -> Tensor:
   return _symmetric_jacobi(_symmetric(self, UPLO))[0]
 def _float_tolerances(A: Tensor, atol: Optional[float], rtol: Optional[float]) -> Tuple[Tensor, Tensor]:
   # _tolerances of float atol and rtol: they are known at compile time, so the default rtol needs no where
-  zero = torch.zeros_like(A.sum([-2, -1]))
+  zero = _batch_zeros(A)
   absolute = zero if atol is None else zero + atol
   return absolute, zero + (_default_rtol(A, atol is not None and atol > 0) if rtol is None else rtol)
 def linalg_pinv__atol_rtol_tensor(self: Tensor, atol: Optional[Tensor] = None, rtol: Optional[Tensor] = None,
@@ -172,13 +175,13 @@ def linalg_pinv__atol_rtol_float(self: Tensor, atol: Optional[float] = None, rto
   absolute, relative = _float_tolerances(self, atol, rtol)
   return _pinv(self, absolute, relative, hermitian)
 def linalg_pinv(self: Tensor, rcond: float, hermitian: bool = False) -> Tensor:
-  zero = torch.zeros_like(self.sum([-2, -1]))
+  zero = _batch_zeros(self)
   return _pinv(self, zero, zero + rcond, hermitian)
 def linalg_pinv__rcond_tensor(self: Tensor, rcond: Tensor, hermitian: bool = False) -> Tensor:
-  zero = torch.zeros_like(self.sum([-2, -1]))
+  zero = _batch_zeros(self)
   return _pinv(self, zero, zero + rcond.to(self.dtype), hermitian)
 def pinverse(self: Tensor, rcond: float = 1e-15) -> Tensor:
-  zero = torch.zeros_like(self.sum([-2, -1]))
+  zero = _batch_zeros(self)
   return _pinv(self, zero, zero + rcond, False)
 def _matrix_rank(A: Tensor, atol: Tensor, rtol: Tensor, hermitian: bool) -> Tensor:
   # the count of singular values (of eigenvalues' magnitudes, for a hermitian A) above the cutoff
@@ -196,10 +199,10 @@ def linalg_matrix_rank__atol_rtol_float(self: Tensor, atol: Optional[float] = No
   absolute, relative = _float_tolerances(self, atol, rtol)
   return _matrix_rank(self, absolute, relative, hermitian)
 def linalg_matrix_rank(self: Tensor, tol: float, hermitian: bool = False) -> Tensor:
-  zero = torch.zeros_like(self.sum([-2, -1]))
+  zero = _batch_zeros(self)
   return _matrix_rank(self, zero + tol, zero, hermitian)
 def linalg_matrix_rank__tol_tensor(input: Tensor, tol: Tensor, hermitian: bool = False) -> Tensor:
-  zero = torch.zeros_like(input.sum([-2, -1]))
+  zero = _batch_zeros(input)
   return _matrix_rank(input, zero + tol.to(input.dtype), zero, hermitian)
 def _nuclear_norm(self: Tensor, dim: List[int], keepdim: bool) -> Tensor:
   # the sum of the singular values of the matrices of dims dim (moved last by movedim.int: the int[] overload's
